@@ -1,0 +1,298 @@
+# cython: language_level=3
+"""Legal move generation for shogi, drops included.
+
+Moves are generated legal rather than pseudo-legal: pins are resolved with the
+line through king and pinned piece, king steps are tested against the opponent's
+attacks with the king lifted off the board, and a check restricts every other move
+to capturing or blocking the single checker.  Drops obey nifu, dead squares and the
+pawn-drop-mate (uchifuzume) rule.
+"""
+from usi_engine.types cimport *
+from usi_engine.bitboard cimport *
+from usi_engine.position cimport (Pos, state, pieces, attackers_to, is_attacked,
+                                  pinned_pieces, slider_blockers, hand_count)
+
+init_tables()
+
+
+cdef inline bint _want(int kind, bint promote, bint capture) noexcept nogil:
+    """Whether a move of this shape belongs to the requested subset."""
+    if kind == GEN_CAPTURES:
+        return promote or capture
+    if kind == GEN_QUIETS:
+        return not promote and not capture
+    return True
+
+
+cdef inline int _add_board_moves(const Pos* p, int* out, int n, int frm, int pc,
+                                 bb_t targets, int kind) noexcept nogil:
+    """Append the moves of the piece pc on frm to each target square, expanding
+    promotion choices: optional inside/into/out of the zone, forced where the
+    unpromoted piece could never move again."""
+    cdef int us = piece_color(pc)
+    cdef int pt = piece_type(pc)
+    cdef bb_t zone = usi_tables.zone[us]
+    cdef bb_t dead = usi_tables.dead[us][pt]
+    cdef bint may_promote = can_promote_type(pt)
+    cdef bint from_zone = bb_test(zone, frm)
+    cdef int to
+    cdef bint capture
+    while targets:
+        to = bb_pop(&targets)
+        capture = p.board[to] != EMPTY
+        if may_promote and (from_zone or bb_test(zone, to)):
+            if kind != GEN_QUIETS:
+                out[n] = make_move(frm, to, True)
+                n += 1
+            if not bb_test(dead, to) and _want(kind, False, capture):
+                out[n] = make_move(frm, to, False)
+                n += 1
+        elif _want(kind, False, capture):
+            out[n] = make_move(frm, to, False)
+            n += 1
+    return n
+
+
+cdef bint is_pawn_drop_mate(const Pos* p, int to) noexcept nogil:
+    """Would a pawn dropped on `to` (the square in front of the enemy king) mate?
+    Then the drop is illegal.  The defender escapes by taking the pawn with a piece
+    that is free to move (a pinned piece only along its pin line) or with the king
+    onto an unguarded square, or by stepping the king out of the pawn's reach."""
+    cdef int us = p.side
+    cdef int them = us ^ 1
+    cdef int ek = p.king_sq[them]
+    cdef bb_t occ = p.occupied | bb_square(to)
+    cdef bb_t capturers = attackers_to(p, them, to, occ) & ~bb_square(ek)
+    cdef bb_t pinned
+    cdef int s
+    if capturers:
+        pinned = pinned_pieces(p, them)
+        while capturers:
+            s = bb_pop(&capturers)
+            if not bb_test(pinned, s) or aligned(ek, s, to):
+                return False
+    cdef bb_t escapes = usi_tables.step[KING][ek] & ~p.by_color[them]
+    occ ^= bb_square(ek)
+    while escapes:
+        s = bb_pop(&escapes)
+        if not is_attacked(p, us, s, occ):
+            return False
+    return True
+
+
+cdef inline int _pawn_drop_checks_at(const Pos* p) noexcept nogil:
+    """The square where a pawn of the side to move would check the enemy king, or -1."""
+    cdef int ek = p.king_sq[p.side ^ 1]
+    if ek < 0:
+        return -1
+    if p.side == BLACK:
+        return ek + 1 if square_rank(ek) < 8 else -1
+    return ek - 1 if square_rank(ek) > 0 else -1
+
+
+cdef inline int _add_drops(const Pos* p, int* out, int n, bb_t target) noexcept nogil:
+    """Append every legal drop of the side to move onto the empty squares of target."""
+    cdef int us = p.side
+    cdef unsigned int h = p.hand[us]
+    cdef bb_t t, pawns
+    cdef int to, i, k, check_sq
+    cdef int anywhere[4]
+    if h == 0 or not target:
+        return n
+    if hand_count(h, PAWN):
+        t = target & ~usi_tables.dead[us][PAWN]
+        pawns = pieces(p, us, PAWN)
+        while pawns:
+            t &= ~usi_tables.file_mask[square_file(bb_pop(&pawns))]
+        check_sq = _pawn_drop_checks_at(p)
+        if check_sq >= 0 and bb_test(t, check_sq) and is_pawn_drop_mate(p, check_sq):
+            t ^= bb_square(check_sq)
+        while t:
+            out[n] = make_drop(PAWN, bb_pop(&t))
+            n += 1
+    if hand_count(h, LANCE):
+        t = target & ~usi_tables.dead[us][LANCE]
+        while t:
+            out[n] = make_drop(LANCE, bb_pop(&t))
+            n += 1
+    if hand_count(h, KNIGHT):
+        t = target & ~usi_tables.dead[us][KNIGHT]
+        while t:
+            out[n] = make_drop(KNIGHT, bb_pop(&t))
+            n += 1
+    # silver, bishop, rook and gold may land on any empty square
+    k = 0
+    if hand_count(h, SILVER):
+        anywhere[k] = SILVER
+        k += 1
+    if hand_count(h, BISHOP):
+        anywhere[k] = BISHOP
+        k += 1
+    if hand_count(h, ROOK):
+        anywhere[k] = ROOK
+        k += 1
+    if hand_count(h, GOLD):
+        anywhere[k] = GOLD
+        k += 1
+    if k:
+        t = target
+        while t:
+            to = bb_pop(&t)
+            for i in range(k):
+                out[n] = make_drop(anywhere[i], to)
+                n += 1
+    return n
+
+
+cdef int _generate_legal(const Pos* p, int* out, int kind) noexcept nogil:
+    cdef int us = p.side
+    cdef int them = us ^ 1
+    cdef int ksq = p.king_sq[us]
+    cdef bb_t own = p.by_color[us]
+    cdef bb_t occ = p.occupied
+    cdef bb_t checkers = state(p).checkers
+    cdef bb_t target = usi_tables.all & ~own
+    cdef bb_t drop_target = usi_tables.all & ~occ
+    cdef bb_t b, t, pinned, occ_without_king
+    cdef int n = 0
+    cdef int frm, to, checker, pc
+
+    if ksq >= 0:
+        b = usi_tables.step[KING][ksq] & target
+        occ_without_king = occ ^ bb_square(ksq)
+        while b:
+            to = bb_pop(&b)
+            if not is_attacked(p, them, to, occ_without_king):
+                if _want(kind, False, p.board[to] != EMPTY):
+                    out[n] = make_move(ksq, to, False)
+                    n += 1
+        if checkers:
+            if bb_more_than_one(checkers):
+                return n
+            checker = bb_lsb(checkers)
+            drop_target = usi_tables.between[ksq][checker]
+            target = drop_target | checkers
+        own ^= bb_square(ksq)
+
+    pinned = pinned_pieces(p, us)
+    b = own
+    while b:
+        frm = bb_pop(&b)
+        pc = p.board[frm]
+        t = piece_attacks(pc, frm, occ) & target
+        if t and bb_test(pinned, frm):
+            t &= usi_tables.line[ksq][frm]
+        if t:
+            n = _add_board_moves(p, out, n, frm, pc, t, kind)
+
+    if kind != GEN_CAPTURES:
+        n = _add_drops(p, out, n, drop_target)
+    return n
+
+
+cdef int generate(const Pos* p, int* out, int kind) noexcept nogil:
+    """Write the requested legal moves to out (room for MAX_MOVES) and return how many."""
+    cdef int n, i, k
+    if kind == GEN_EVASIONS:
+        if not state(p).checkers:
+            return 0
+        return _generate_legal(p, out, GEN_LEGAL)
+    if kind == GEN_CHECKS:
+        n = _generate_legal(p, out, GEN_LEGAL)
+        k = 0
+        for i in range(n):
+            if gives_check(p, out[i]):
+                out[k] = out[i]
+                k += 1
+        return k
+    return _generate_legal(p, out, kind)
+
+
+cdef bint has_legal_move(const Pos* p) noexcept nogil:
+    cdef int moves[MAX_MOVES]
+    return _generate_legal(p, moves, GEN_LEGAL) > 0
+
+
+cdef bint gives_check(const Pos* p, int m) noexcept nogil:
+    """Does the legal move m check the opponent's king (directly or by discovery)?"""
+    cdef int us = p.side
+    cdef int them = us ^ 1
+    cdef int ek = p.king_sq[them]
+    cdef int to = move_to(m)
+    cdef int frm, pc
+    cdef bb_t occ, exposed
+    if ek < 0:
+        return False
+    if move_is_drop(m):
+        return bb_test(piece_attacks(make_piece(us, move_dropped_type(m)), to,
+                                     p.occupied | bb_square(to)), ek)
+    frm = move_from(m)
+    pc = p.board[frm]
+    if move_is_promotion(m):
+        pc += PROMOTED
+    occ = (p.occupied ^ bb_square(frm)) | bb_square(to)
+    if bb_test(piece_attacks(pc, to, occ), ek):
+        return True
+    # Discovered check: the opponent is not in check before our move, so any slider
+    # of ours that now sees the king was uncovered by the square just vacated.
+    if not usi_tables.line[ek][frm] or bb_test(usi_tables.line[ek][frm], to):
+        return False
+    exposed = ((rook_attacks(ek, occ) & (p.by_type[ROOK] | p.by_type[DRAGON]))
+               | (bishop_attacks(ek, occ) & (p.by_type[BISHOP] | p.by_type[HORSE]))
+               | (lance_attacks(them, ek, occ) & p.by_type[LANCE]))
+    return (exposed & p.by_color[us] & ~bb_square(frm)) != 0
+
+
+cdef bint is_legal(const Pos* p, int m) noexcept nogil:
+    """Is the arbitrary move value m legal here?  Safe on any int (TT moves, user input)."""
+    cdef int us = p.side
+    cdef int them = us ^ 1
+    cdef int to = move_to(m)
+    cdef int frm = move_from(m)
+    cdef int ksq = p.king_sq[us]
+    cdef bb_t checkers = state(p).checkers
+    cdef int pt, pc
+    cdef bb_t occ
+    if m <= 0 or m > 0x7FFF or to >= SQUARE_NB:
+        return False
+    if frm > MOVE_DROP_BASE:
+        pt = frm - MOVE_DROP_BASE
+        if pt > GOLD or move_is_promotion(m):
+            return False
+        if not hand_count(p.hand[us], pt) or p.board[to] != EMPTY:
+            return False
+        if bb_test(usi_tables.dead[us][pt], to):
+            return False
+        if pt == PAWN and pieces(p, us, PAWN) & usi_tables.file_mask[square_file(to)]:
+            return False
+        if checkers:
+            if bb_more_than_one(checkers):
+                return False
+            if not bb_test(usi_tables.between[ksq][bb_lsb(checkers)], to):
+                return False
+        if pt == PAWN and to == _pawn_drop_checks_at(p) and is_pawn_drop_mate(p, to):
+            return False
+        return True
+    if frm >= SQUARE_NB:
+        return False
+    pc = p.board[frm]
+    if pc == EMPTY or piece_color(pc) != us:
+        return False
+    if p.board[to] != EMPTY and piece_color(p.board[to]) == us:
+        return False
+    if not bb_test(piece_attacks(pc, frm, p.occupied), to):
+        return False
+    pt = piece_type(pc)
+    if move_is_promotion(m):
+        if not can_promote_type(pt):
+            return False
+        if not (bb_test(usi_tables.zone[us], frm) or bb_test(usi_tables.zone[us], to)):
+            return False
+    elif bb_test(usi_tables.dead[us][pt], to):
+        return False
+    if pt == KING:
+        return not is_attacked(p, them, to, p.occupied ^ bb_square(frm))
+    if ksq < 0:
+        return True
+    occ = (p.occupied ^ bb_square(frm)) | bb_square(to)
+    return (attackers_to(p, them, ksq, occ) & ~bb_square(to)) == 0

@@ -1,0 +1,410 @@
+"""The USI option table: declarations, the ``usi`` reply lines and ``setoption``.
+
+Every option the engine offers is declared once, in :data:`DEFAULT_OPTIONS`, as an
+:class:`OptionSpec`. :class:`Options` holds the current values, looks names up
+case-insensitively (USI names are case-insensitive), and turns ``setoption`` text
+into new values. Bad input never raises: :meth:`Options.set` returns the messages the
+protocol loop should print as ``info string ...`` and leaves the value unchanged (or
+clamped, for an out-of-range spin).
+
+Example::
+
+    >>> opts = Options()
+    >>> opts["usi_hash"]
+    256
+    >>> opts.set("USI_Hash", "99999")
+    ['USI_Hash: 99999 is above the maximum 32768; set to 32768']
+    >>> opts["USI_Hash"]
+    32768
+    >>> opts.set("USI_MultiPV", "3"), opts["MultiPV"]
+    ([], 3)
+    >>> opts.usi_lines()[0]
+    'option name USI_Hash type spin default 256 min 1 max 32768'
+
+Other modules add their own options by extending the table, e.g.
+``Options(DEFAULT_OPTIONS + (spin("MateDepth", 0, 0, 255, "..."),))`` or
+``opts.add(check("Foo", False))``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Union
+
+__all__ = [
+    "OPTION_TYPES",
+    "OptionSpec",
+    "OptionValue",
+    "Options",
+    "DEFAULT_OPTIONS",
+    "DEFAULT_ALIASES",
+    "EMPTY",
+    "button",
+    "check",
+    "combo",
+    "filename",
+    "spin",
+    "string",
+]
+
+#: The option types of the USI specification.
+OPTION_TYPES = ("check", "spin", "combo", "button", "string", "filename")
+
+#: How USI writes an empty string, both in ``option`` lines and in ``setoption``.
+EMPTY = "<empty>"
+
+#: A stored value: ``bool`` (check), ``int`` (spin), ``str`` (combo/string/filename),
+#: ``None`` (button, which has no state).
+OptionValue = Union[bool, int, str, None]
+
+# An integer as USI sends it. Stricter than int(), which would also take "1_000"
+# or surrounding whitespace that we want to report rather than guess about.
+_INT_RE = re.compile(r"[+-]?[0-9]+")
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One declared option.
+
+    Build specs with the helpers :func:`spin`, :func:`check`, :func:`combo`,
+    :func:`string`, :func:`filename` and :func:`button`, which check that the
+    declaration is consistent (``ValueError`` naming the bad field otherwise).
+
+    Example::
+
+        >>> spin("MultiPV", 1, 1, 500).usi_line()
+        'option name MultiPV type spin default 1 min 1 max 500'
+    """
+
+    name: str
+    type: str
+    default: OptionValue = None
+    min: int | None = None
+    max: int | None = None
+    vars: tuple[str, ...] = ()
+    doc: str = ""
+
+    def __post_init__(self) -> None:
+        # Validate at declaration time so a bad table fails at import, in tests,
+        # rather than as a confusing `usi` reply in a GUI.
+        if not self.name or any(c.isspace() for c in self.name):
+            raise ValueError(f"option name: {self.name!r} must be non-empty and contain no spaces")
+        if self.type not in OPTION_TYPES:
+            raise ValueError(f"option {self.name}: type {self.type!r} is not one of {OPTION_TYPES}")
+        if self.type == "spin":
+            if not (isinstance(self.min, int) and isinstance(self.max, int)):
+                raise ValueError(f"option {self.name}: spin needs integer min and max")
+            if self.min > self.max:
+                raise ValueError(f"option {self.name}: min {self.min} > max {self.max}")
+            if not isinstance(self.default, int) or isinstance(self.default, bool):
+                raise ValueError(f"option {self.name}: spin default must be an int")
+            if not self.min <= self.default <= self.max:
+                raise ValueError(
+                    f"option {self.name}: default {self.default} outside {self.min}..{self.max}"
+                )
+        elif self.type == "check":
+            if not isinstance(self.default, bool):
+                raise ValueError(f"option {self.name}: check default must be a bool")
+        elif self.type == "combo":
+            if not self.vars:
+                raise ValueError(f"option {self.name}: combo needs at least one var")
+            if any(not v or any(c.isspace() for c in v) for v in self.vars):
+                raise ValueError(f"option {self.name}: combo vars must be non-empty words")
+            if self.default not in self.vars:
+                raise ValueError(f"option {self.name}: default {self.default!r} is not a var")
+        elif self.type in ("string", "filename"):
+            if not isinstance(self.default, str):
+                raise ValueError(f"option {self.name}: {self.type} default must be a str")
+        elif self.type == "button" and self.default is not None:
+            raise ValueError(f"option {self.name}: a button has no default")
+
+    def usi_line(self) -> str:
+        """The ``option name ... type ...`` line of the ``usi`` reply."""
+        line = f"option name {self.name} type {self.type}"
+        if self.type == "button":
+            return line
+        if self.type == "check":
+            default = "true" if self.default else "false"
+        elif self.type in ("string", "filename"):
+            default = self.default if self.default else EMPTY
+        else:
+            default = str(self.default)
+        line += f" default {default}"
+        if self.type == "spin":
+            line += f" min {self.min} max {self.max}"
+        elif self.type == "combo":
+            line += "".join(f" var {v}" for v in self.vars)
+        return line
+
+    def parse(self, text: str | None) -> tuple[OptionValue, list[str], bool]:
+        """Turn ``setoption`` value text into a value for this option.
+
+        Returns ``(value, messages, accepted)``; when ``accepted`` is false the
+        caller keeps the old value. A clamped spin is accepted *and* reported.
+
+        Example::
+
+            >>> spin("X", 5, 0, 10).parse("12")
+            (10, ['X: 12 is above the maximum 10; set to 10'], True)
+        """
+        name = self.name
+        if self.type == "button":
+            # A button carries no value; anything sent along is harmless.
+            return None, [], True
+        if self.type in ("string", "filename"):
+            # Some GUIs send "value" with nothing after it (or no "value" at all)
+            # for an empty path; treat that like the spec's <empty>.
+            if text is None or text.strip() == EMPTY:
+                return "", [], True
+            return text.strip(), [], True
+        if text is None or not text.strip():
+            return None, [f"{name}: missing value"], False
+        word = text.strip()
+        if self.type == "check":
+            lowered = word.lower()
+            if lowered in ("true", "false"):
+                return lowered == "true", [], True
+            return None, [f"{name}: {word!r} is not true or false; unchanged"], False
+        if self.type == "spin":
+            if not _INT_RE.fullmatch(word):
+                return None, [f"{name}: {word!r} is not an integer; unchanged"], False
+            number = int(word)
+            assert self.min is not None and self.max is not None
+            if number < self.min:
+                return self.min, [f"{name}: {number} is below the minimum {self.min}; set to {self.min}"], True
+            if number > self.max:
+                return self.max, [f"{name}: {number} is above the maximum {self.max}; set to {self.max}"], True
+            return number, [], True
+        # combo: store the declared spelling so later comparisons are exact.
+        for var in self.vars:
+            if var.lower() == word.lower():
+                return var, [], True
+        choices = " ".join(self.vars)
+        return None, [f"{name}: {word!r} is not one of {choices}; unchanged"], False
+
+
+def spin(name: str, default: int, min: int, max: int, doc: str = "") -> OptionSpec:
+    """Declare an integer option shown as a spin box (``min <= value <= max``)."""
+    return OptionSpec(name, "spin", default, min=min, max=max, doc=doc)
+
+
+def check(name: str, default: bool, doc: str = "") -> OptionSpec:
+    """Declare a boolean option shown as a check box."""
+    return OptionSpec(name, "check", default, doc=doc)
+
+
+def combo(name: str, default: str, vars: Iterable[str], doc: str = "") -> OptionSpec:
+    """Declare a choice among fixed words (``vars``)."""
+    return OptionSpec(name, "combo", default, vars=tuple(vars), doc=doc)
+
+
+def string(name: str, default: str = "", doc: str = "") -> OptionSpec:
+    """Declare a free-text option (may contain spaces; empty prints as ``<empty>``)."""
+    return OptionSpec(name, "string", default, doc=doc)
+
+
+def filename(name: str, default: str = "", doc: str = "") -> OptionSpec:
+    """Declare a path option (GUIs show a file chooser)."""
+    return OptionSpec(name, "filename", default, doc=doc)
+
+
+def button(name: str, doc: str = "") -> OptionSpec:
+    """Declare a button: ``setoption name <name>`` triggers an action, no value."""
+    return OptionSpec(name, "button", None, doc=doc)
+
+
+#: The engine's options, in the order the ``usi`` reply lists them.
+DEFAULT_OPTIONS: tuple[OptionSpec, ...] = (
+    # GUIs send USI_Hash and USI_Ponder even when an engine does not list them;
+    # listing them lets the GUI show the real range and default.
+    spin("USI_Hash", 256, 1, 32768, "transposition table size in MB (allocated at isready)"),
+    check("USI_Ponder", False, "the GUI may send go ponder"),
+    spin("MultiPV", 1, 1, 500, "number of principal variations reported; alias USI_MultiPV"),
+    spin("NetworkDelay", 120, 0, 10000,
+         "ms taken off every deadline for GUI/network latency"),
+    spin("NetworkDelay2", 1120, 0, 10000,
+         "ms kept back from the flag when the byoyomi itself is the budget (no main "
+         "time left). Larger than NetworkDelay because overrunning a byoyomi by one ms "
+         "loses the game and CSA servers count whole seconds: the default is "
+         "NetworkDelay plus one second. timeman never lets it cut the think below 60% "
+         "of the byoyomi, nor lets a deadline pass byoyomi minus NetworkDelay"),
+    spin("MinimumThinkingTime", 100, 0, 60000,
+         "floor in ms on the soft time target when the clock allows it"),
+    spin("SlowMover", 100, 1, 1000, "percent scaling of the soft time target"),
+    spin("MaxMovesToDraw", 0, 0, 100000,
+         "game length in plies after which the game is a draw (0 = none; floodgate 256)"),
+    combo("EnteringKingRule", "CSARule27", ("NoEnteringKing", "CSARule27"),
+          "whether the entering-king declaration (bestmove win) is allowed"),
+    spin("ResignValue", 99999, 100, 99999,
+         "resign when the score is below minus this (99999 = never)"),
+    spin("Threads", 1, 1, 1, "search threads (the search is single-threaded for now)"),
+    check("USI_AnalyseMode", False, "the GUI is analysing, not playing"),
+    spin("DepthLimit", 0, 0, 1000, "maximum search depth (0 = none)"),
+    spin("NodesLimit", 0, 0, 10**12, "maximum nodes per search (0 = none)"),
+)
+
+#: Names accepted as another spelling of a declared option (keys lower-case).
+DEFAULT_ALIASES: dict[str, str] = {"usi_multipv": "MultiPV"}
+
+
+class Options(Mapping[str, OptionValue]):
+    """Current option values with case-insensitive lookup.
+
+    A read-only :class:`~collections.abc.Mapping` from canonical option names to
+    values (``bool``, ``int``, ``str``, or ``None`` for buttons); change values only
+    through :meth:`set` / :meth:`setoption`, which validate.
+
+    Example::
+
+        >>> opts = Options()
+        >>> opts.set("usi_ponder", "TRUE")
+        []
+        >>> opts["USI_Ponder"]
+        True
+        >>> opts.set("Foo", "1")
+        ['unknown option Foo']
+        >>> opts.add(filename("BookFile"))
+        >>> opts.setoption("name bookfile value My Books/a  b.db")
+        []
+        >>> opts["BookFile"]
+        'My Books/a  b.db'
+    """
+
+    def __init__(
+        self,
+        specs: Iterable[OptionSpec] = DEFAULT_OPTIONS,
+        aliases: Mapping[str, str] = DEFAULT_ALIASES,
+    ) -> None:
+        self._specs: dict[str, OptionSpec] = {}  # lower-case name -> spec, in order
+        self._values: dict[str, OptionValue] = {}  # lower-case name -> value
+        self._aliases: dict[str, str] = {}
+        for spec in specs:
+            self.add(spec)
+        for alias, target in aliases.items():
+            self.add_alias(alias, target)
+
+    # -- declaring -----------------------------------------------------------------
+
+    def add(self, spec: OptionSpec) -> None:
+        """Declare one more option (``ValueError`` if the name is taken)."""
+        key = spec.name.lower()
+        if key in self._specs or key in self._aliases:
+            raise ValueError(f"option name: {spec.name} is already declared")
+        self._specs[key] = spec
+        self._values[key] = spec.default
+
+    def add_alias(self, alias: str, target: str) -> None:
+        """Accept ``alias`` as another name of the declared option ``target``."""
+        key = alias.lower()
+        if key in self._specs or key in self._aliases:
+            raise ValueError(f"option alias: {alias} is already declared")
+        if target.lower() not in self._specs:
+            raise ValueError(f"option alias: target {target} is not declared")
+        self._aliases[key] = target.lower()
+
+    # -- reading -------------------------------------------------------------------
+
+    def _key(self, name: str) -> str | None:
+        key = name.lower()
+        key = self._aliases.get(key, key)
+        return key if key in self._specs else None
+
+    def spec(self, name: str) -> OptionSpec:
+        """The declaration of ``name`` (any case, aliases allowed); ``KeyError`` if unknown."""
+        key = self._key(name)
+        if key is None:
+            raise KeyError(f"unknown option {name}")
+        return self._specs[key]
+
+    def __getitem__(self, name: str) -> OptionValue:
+        key = self._key(name)
+        if key is None:
+            raise KeyError(f"unknown option {name}")
+        return self._values[key]
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self._key(name) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return (spec.name for spec in self._specs.values())
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+    def specs(self) -> list[OptionSpec]:
+        """All declarations, in table order."""
+        return list(self._specs.values())
+
+    def usi_lines(self) -> list[str]:
+        """The ``option ...`` lines of the ``usi`` reply, in table order."""
+        return [spec.usi_line() for spec in self._specs.values()]
+
+    def snapshot(self) -> dict[str, OptionValue]:
+        """A plain ``{canonical name: value}`` copy, e.g. to hand to a search thread
+        so a ``setoption`` arriving mid-search cannot change its settings."""
+        return {spec.name: self._values[key] for key, spec in self._specs.items()}
+
+    # -- writing -------------------------------------------------------------------
+
+    def set(self, name: str, value_text: str | None) -> list[str]:
+        """Set ``name`` from the text after ``value`` (``None`` if there was none).
+
+        Returns messages to print as ``info string ...``; an empty list means the
+        value was taken as given. Never raises on bad input: an unknown name or a
+        bad value leaves every option unchanged; an out-of-range spin is clamped.
+        For string/filename options the whole text is the value (spaces included,
+        outer whitespace stripped) and ``<empty>`` means the empty string.
+
+        Example::
+
+            >>> opts = Options()
+            >>> opts.set("MultiPV", "two")
+            ["MultiPV: 'two' is not an integer; unchanged"]
+            >>> opts.set("EnteringKingRule", "noenteringking"), opts["EnteringKingRule"]
+            ([], 'NoEnteringKing')
+        """
+        key = self._key(name)
+        if key is None:
+            return [f"unknown option {name}"]
+        value, messages, accepted = self._specs[key].parse(value_text)
+        if accepted:
+            self._values[key] = value
+        return messages
+
+    def setoption(self, args: str) -> list[str]:
+        """Apply the raw text after ``setoption``: ``name <id> [value <x>]``.
+
+        Works on the raw text, not on tokens, so a string value keeps its inner
+        spacing exactly. Returns messages as :meth:`set` does.
+
+        Example::
+
+            >>> opts = Options()
+            >>> opts.setoption("name USI_Hash value 1024")
+            []
+            >>> opts["USI_Hash"]
+            1024
+        """
+        words = list(re.finditer(r"\S+", args))
+        if not words or words[0].group().lower() != "name" or len(words) < 2:
+            return ["setoption: expected 'name <id> [value <x>]'"]
+        value_at = next(
+            (i for i, w in enumerate(words[2:], start=2) if w.group().lower() == "value"),
+            None,
+        )
+        name_words = words[1:value_at] if value_at is not None else words[1:]
+        if not name_words:
+            return ["setoption: missing option name"]
+        # Names contain no spaces; a multi-word "name" is reported as unknown below.
+        name = " ".join(w.group() for w in name_words)
+        value = None
+        if value_at is not None:
+            value = args[words[value_at].end():].strip()
+        return self.set(name, value)
+
+    def reset(self) -> None:
+        """Put every option back to its declared default."""
+        for key, spec in self._specs.items():
+            self._values[key] = spec.default

@@ -1,0 +1,812 @@
+# cython: language_level=3
+"""The shogi position: board state, SFEN, do/undo with incremental Zobrist keys,
+repetition and entering-king rules, perft, and the Python-facing `Position` class.
+
+Example::
+
+    >>> from usi_engine import Position
+    >>> pos = Position()
+    >>> len(pos.legal_moves())
+    30
+    >>> pos.push_usi("7g7f")
+    >>> pos.sfen()
+    'lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2'
+"""
+from cpython.list cimport PyList_New, PyList_SET_ITEM
+from cpython.ref cimport Py_INCREF
+from libc.stdint cimport uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy, memset
+
+from usi_engine.types cimport *
+from usi_engine.bitboard cimport *
+from usi_engine.movegen cimport (GEN_CAPTURES, GEN_CHECKS, GEN_EVASIONS, GEN_LEGAL,
+                                 GEN_QUIETS, generate, gives_check, has_legal_move,
+                                 is_legal)
+
+init_tables()
+
+STARTPOS_SFEN = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
+
+# ---- Zobrist keys -----------------------------------------------------------------------
+# Bit 0 of the board key is the side to move (piece keys have it clear), so a key alone
+# tells whose turn it is.  Hands are hashed additively: count * key per piece type, which
+# makes adding or removing one piece a single addition.
+cdef uint64_t ZOBRIST_BOARD[32][81]
+cdef uint64_t ZOBRIST_HAND[2][8]
+cdef uint64_t ZOBRIST_SIDE = 1
+
+
+cdef uint64_t _splitmix64(uint64_t* s) noexcept nogil:
+    s[0] += 0x9E3779B97F4A7C15ULL
+    cdef uint64_t z = s[0]
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+
+cdef void _init_zobrist() noexcept nogil:
+    cdef uint64_t seed = 20261121
+    cdef int pc, sq, c, pt
+    for pc in range(32):
+        for sq in range(81):
+            ZOBRIST_BOARD[pc][sq] = _splitmix64(&seed) & ~(<uint64_t>1)
+    for c in range(2):
+        for pt in range(8):
+            ZOBRIST_HAND[c][pt] = _splitmix64(&seed) & ~(<uint64_t>1)
+
+
+_init_zobrist()
+
+# ---- board edits ---------------------------------------------------------------------
+cdef inline void _put(Pos* p, int sq, int pc) noexcept nogil:
+    cdef bb_t b = bb_square(sq)
+    p.board[sq] = pc
+    p.by_color[piece_color(pc)] |= b
+    p.by_type[piece_type(pc)] |= b
+    p.occupied |= b
+
+
+cdef inline void _remove(Pos* p, int sq) noexcept nogil:
+    cdef int pc = p.board[sq]
+    cdef bb_t b = ~bb_square(sq)
+    p.board[sq] = EMPTY
+    p.by_color[piece_color(pc)] &= b
+    p.by_type[piece_type(pc)] &= b
+    p.occupied &= b
+
+
+cdef bint pos_reserve(Pos* p, int extra) noexcept nogil:
+    """Make room for `extra` more states on the undo stack; False if out of memory."""
+    cdef int want = p.sp + 1 + extra
+    cdef int cap
+    cdef StateInfo* grown
+    if want <= p.capacity:
+        return True
+    cap = p.capacity * 2 if p.capacity else 256
+    while cap < want:
+        cap *= 2
+    grown = <StateInfo*>realloc(p.stack, cap * sizeof(StateInfo))
+    if grown == NULL:
+        return False
+    p.stack = grown
+    p.capacity = cap
+    return True
+
+
+cdef void pos_do_move(Pos* p, int m) noexcept nogil:
+    """Play the legal move m.  The stack must have room (pos_reserve) beyond 256 plies."""
+    if p.sp + 1 >= p.capacity:
+        pos_reserve(p, 256)
+    cdef StateInfo* prev = &p.stack[p.sp]
+    cdef StateInfo* st = &p.stack[p.sp + 1]
+    cdef int us = p.side
+    cdef int them = us ^ 1
+    cdef int to = move_to(m)
+    cdef uint64_t board_key = prev.board_key ^ ZOBRIST_SIDE
+    cdef uint64_t hand_key = prev.hand_key
+    cdef int pt, pc, frm, captured = EMPTY
+    if move_is_drop(m):
+        pt = move_dropped_type(m)
+        pc = make_piece(us, pt)
+        p.hand[us] -= hand_unit(pt)
+        hand_key -= ZOBRIST_HAND[us][pt]
+        _put(p, to, pc)
+        board_key ^= ZOBRIST_BOARD[pc][to]
+    else:
+        frm = move_from(m)
+        pc = p.board[frm]
+        captured = p.board[to]
+        if captured != EMPTY:
+            _remove(p, to)
+            board_key ^= ZOBRIST_BOARD[captured][to]
+            pt = unpromoted(piece_type(captured))
+            p.hand[us] += hand_unit(pt)
+            hand_key += ZOBRIST_HAND[us][pt]
+        _remove(p, frm)
+        board_key ^= ZOBRIST_BOARD[pc][frm]
+        if move_is_promotion(m):
+            pc += PROMOTED
+        _put(p, to, pc)
+        board_key ^= ZOBRIST_BOARD[pc][to]
+        if piece_type(pc) == KING:
+            p.king_sq[us] = to
+    p.side = them
+    p.game_ply += 1
+    p.sp += 1
+    st.board_key = board_key
+    st.hand_key = hand_key
+    st.hand[0] = p.hand[0]
+    st.hand[1] = p.hand[1]
+    st.move = m
+    st.captured = captured
+    if p.king_sq[them] >= 0:
+        st.checkers = attackers_to(p, us, p.king_sq[them], p.occupied)
+    else:
+        st.checkers = 0
+    st.continuous_check[us] = prev.continuous_check[us] + 2 if st.checkers else 0
+    st.continuous_check[them] = prev.continuous_check[them]
+
+
+cdef void pos_undo_move(Pos* p) noexcept nogil:
+    """Take back the last move played with pos_do_move."""
+    cdef StateInfo* st = &p.stack[p.sp]
+    cdef int m = st.move
+    cdef int to = move_to(m)
+    cdef int frm, pc
+    p.sp -= 1
+    p.side ^= 1
+    p.game_ply -= 1
+    cdef int us = p.side
+    if move_is_drop(m):
+        _remove(p, to)
+    else:
+        frm = move_from(m)
+        pc = p.board[to]
+        _remove(p, to)
+        if move_is_promotion(m):
+            pc -= PROMOTED
+        _put(p, frm, pc)
+        if piece_type(pc) == KING:
+            p.king_sq[us] = frm
+        if st.captured != EMPTY:
+            _put(p, to, st.captured)
+    p.hand[0] = p.stack[p.sp].hand[0]
+    p.hand[1] = p.stack[p.sp].hand[1]
+
+
+cdef int pos_repetition(const Pos* p, int max_distance) noexcept nogil:
+    """Has this board (same side to move) occurred within max_distance plies?  The first
+    recurrence is what a search needs: a draw, a win or loss when one side has been
+    checking all along, or a gain/loss of material in hand on the same board."""
+    cdef const StateInfo* st = &p.stack[p.sp]
+    cdef const StateInfo* prev
+    cdef int us = p.side
+    cdef int end = max_distance if max_distance < p.sp else p.sp
+    cdef int i
+    for i in range(4, end + 1, 2):
+        prev = &p.stack[p.sp - i]
+        if prev.board_key != st.board_key:
+            continue
+        if prev.hand[us] == st.hand[us]:
+            if st.continuous_check[us ^ 1] >= i:
+                return REPETITION_WIN
+            if st.continuous_check[us] >= i:
+                return REPETITION_LOSE
+            return REPETITION_DRAW
+        if hand_covers(st.hand[us], prev.hand[us]):
+            return REPETITION_SUPERIOR
+        if hand_covers(prev.hand[us], st.hand[us]):
+            return REPETITION_INFERIOR
+    return REPETITION_NONE
+
+
+cdef int pos_game_repetition(const Pos* p) noexcept nogil:
+    """The game rule (sennichite): the fourth occurrence of a position ends the game in
+    a draw, unless one side gave check with every move since the first occurrence;
+    that side loses.  Returns REPETITION_NONE/DRAW/WIN/LOSE for the side to move."""
+    cdef const StateInfo* st = &p.stack[p.sp]
+    cdef const StateInfo* prev
+    cdef int us = p.side
+    cdef int seen = 0
+    cdef int first = 0
+    cdef int i
+    for i in range(4, p.sp + 1, 2):
+        prev = &p.stack[p.sp - i]
+        if prev.board_key == st.board_key and prev.hand[us] == st.hand[us]:
+            seen += 1
+            first = i
+    if seen < 3:
+        return REPETITION_NONE
+    if st.continuous_check[us ^ 1] >= first:
+        return REPETITION_WIN
+    if st.continuous_check[us] >= first:
+        return REPETITION_LOSE
+    return REPETITION_DRAW
+
+
+cdef bint pos_declaration_win(const Pos* p) noexcept nogil:
+    """Entering-king declaration under the CSA 27-point rule, for the side to move:
+    king in the enemy camp and not in check, at least ten other pieces there, and
+    (5 per bishop/rook, 1 per other piece, counting the camp and the hand) at least
+    28 points for black or 27 for white."""
+    cdef int us = p.side
+    cdef int k = p.king_sq[us]
+    cdef bb_t camp, big
+    cdef int count, points
+    cdef uint32_t h = p.hand[us]
+    if k < 0 or not bb_test(usi_tables.zone[us], k) or p.stack[p.sp].checkers:
+        return False
+    camp = p.by_color[us] & usi_tables.zone[us] & ~bb_square(k)
+    count = bb_popcount(camp)
+    if count < 10:
+        return False
+    big = camp & (p.by_type[BISHOP] | p.by_type[ROOK] | p.by_type[HORSE] | p.by_type[DRAGON])
+    points = count + 4 * bb_popcount(big)
+    points += (hand_count(h, PAWN) + hand_count(h, LANCE) + hand_count(h, KNIGHT)
+               + hand_count(h, SILVER) + hand_count(h, GOLD))
+    points += 5 * (hand_count(h, BISHOP) + hand_count(h, ROOK))
+    return points >= (28 if us == BLACK else 27)
+
+
+cdef int pos_copy(Pos* dst, const Pos* src) noexcept nogil:
+    """Deep-copy src into dst (dst's old stack is freed).  Returns 0, or -1 when out of
+    memory (dst is then empty)."""
+    cdef StateInfo* stack = <StateInfo*>malloc(src.capacity * sizeof(StateInfo))
+    if dst.stack != NULL and dst.stack != src.stack:
+        free(dst.stack)
+    if stack == NULL:
+        memset(dst, 0, sizeof(Pos))
+        return -1
+    memcpy(dst, src, sizeof(Pos))
+    memcpy(stack, src.stack, (src.sp + 1) * sizeof(StateInfo))
+    dst.stack = stack
+    return 0
+
+
+cdef void pos_free(Pos* p) noexcept nogil:
+    free(p.stack)
+    p.stack = NULL
+    p.capacity = 0
+    p.sp = 0
+
+
+cdef uint64_t pos_perft(Pos* p, int depth) noexcept nogil:
+    """Leaf count at depth; the last ply is counted by list length (bulk counting)."""
+    cdef int moves[MAX_MOVES]
+    cdef int n, i
+    cdef uint64_t total = 0
+    if depth <= 0:
+        return 1
+    n = generate(p, moves, GEN_LEGAL)
+    if depth == 1:
+        return n
+    for i in range(n):
+        pos_do_move(p, moves[i])
+        total += pos_perft(p, depth - 1)
+        pos_undo_move(p)
+    return total
+
+
+cdef void _compute_root_state(Pos* p) noexcept nogil:
+    """Fill stack[0] from the pieces and hands already placed on p."""
+    cdef StateInfo* st = &p.stack[0]
+    cdef uint64_t board_key = ZOBRIST_SIDE if p.side == WHITE else 0
+    cdef uint64_t hand_key = 0
+    cdef int sq, c, pt
+    for sq in range(81):
+        if p.board[sq] != EMPTY:
+            board_key ^= ZOBRIST_BOARD[p.board[sq]][sq]
+    for c in range(2):
+        for pt in range(PAWN, KING):
+            hand_key += ZOBRIST_HAND[c][pt] * <uint64_t>hand_count(p.hand[c], pt)
+    p.sp = 0
+    st.board_key = board_key
+    st.hand_key = hand_key
+    st.hand[0] = p.hand[0]
+    st.hand[1] = p.hand[1]
+    st.move = MOVE_NONE
+    st.captured = EMPTY
+    st.continuous_check[0] = 0
+    st.continuous_check[1] = 0
+    if p.king_sq[p.side] >= 0:
+        st.checkers = attackers_to(p, p.side ^ 1, p.king_sq[p.side], p.occupied)
+    else:
+        st.checkers = 0
+
+
+# ---- text forms ------------------------------------------------------------------------
+_SFEN_LETTERS = "PLNSBRGK"          # piece types 1..8, black's spelling
+_HAND_ORDER = (ROOK, BISHOP, GOLD, SILVER, KNIGHT, LANCE, PAWN)
+_SET_COUNTS = {PAWN: 18, LANCE: 4, KNIGHT: 4, SILVER: 4, BISHOP: 2, ROOK: 2, GOLD: 4, KING: 2}
+_TYPE_OF_LETTER = {ch: i + 1 for i, ch in enumerate(_SFEN_LETTERS)}
+_FILES = "123456789"
+_RANKS = "abcdefghi"
+
+cdef list _MOVE_OBJECTS = [i for i in range(1 << 15)]   # cached ints for fast move lists
+
+
+def square_name(int sq) -> str:
+    """'7g' for the square index of file 7, rank g."""
+    if not 0 <= sq < 81:
+        raise ValueError(f"square index out of range: {sq}")
+    return _FILES[square_file(sq)] + _RANKS[square_rank(sq)]
+
+
+def move_to_usi(int m) -> str:
+    """Format a move value as USI text: '7g7f', '8h2b+', 'P*5e'.
+
+    >>> move_to_usi(Position().parse_usi("7g7f"))
+    '7g7f'
+    """
+    cdef int to = move_to(m)
+    cdef int frm = move_from(m)
+    if m <= 0 or m > 0x7FFF or to >= 81 or (frm >= 81 and not 81 <= frm <= 87):
+        raise ValueError(f"not a move value: {m}")
+    if frm > MOVE_DROP_BASE:
+        return f"{_SFEN_LETTERS[frm - MOVE_DROP_BASE - 1]}*{square_name(to)}"
+    return square_name(frm) + square_name(to) + ("+" if move_is_promotion(m) else "")
+
+
+cdef int _parse_square(str text) except -2:
+    if len(text) != 2 or text[0] not in _FILES or text[1] not in _RANKS:
+        return -1
+    return make_square(_FILES.index(text[0]), _RANKS.index(text[1]))
+
+
+def usi_to_move(str text) -> int:
+    """Parse USI move syntax into a move value (no legality check: see Position.parse_usi).
+    Raises ValueError on malformed text."""
+    cdef int frm, to
+    if not isinstance(text, str):
+        raise ValueError(f"move must be a string, not {type(text).__name__}")
+    if len(text) == 4 and text[1] == "*":
+        if text[0] not in "PLNSBRG":
+            raise ValueError(f"bad move {text!r}: cannot drop {text[0]!r}")
+        to = _parse_square(text[2:])
+        if to < 0:
+            raise ValueError(f"bad move {text!r}: bad square {text[2:]!r}")
+        return make_drop(_TYPE_OF_LETTER[text[0]], to)
+    if len(text) in (4, 5):
+        frm = _parse_square(text[0:2])
+        to = _parse_square(text[2:4])
+        if frm >= 0 and to >= 0 and (len(text) == 4 or text[4] == "+") and frm != to:
+            return make_move(frm, to, len(text) == 5)
+    raise ValueError(f"bad move {text!r}: expected like 7g7f, 8h2b+ or P*5e")
+
+
+cdef str _piece_text(int pc):
+    cdef str s = _SFEN_LETTERS[unpromoted(piece_type(pc)) - 1]
+    if piece_color(pc) == WHITE:
+        s = s.lower()
+    if piece_type(pc) > KING:
+        s = "+" + s
+    return s
+
+
+cdef str _format_sfen(const Pos* p):
+    cdef list ranks = []
+    cdef int r, f, pc, empty, c, pt, count
+    cdef list parts
+    for r in range(9):
+        parts = []
+        empty = 0
+        for f in range(8, -1, -1):
+            pc = p.board[make_square(f, r)]
+            if pc == EMPTY:
+                empty += 1
+                continue
+            if empty:
+                parts.append(str(empty))
+                empty = 0
+            parts.append(_piece_text(pc))
+        if empty:
+            parts.append(str(empty))
+        ranks.append("".join(parts))
+    hand = []
+    for c in range(2):
+        for pt in _HAND_ORDER:
+            count = hand_count(p.hand[c], pt)
+            if count:
+                letter = _SFEN_LETTERS[pt - 1]
+                hand.append((str(count) if count > 1 else "") +
+                            (letter if c == BLACK else letter.lower()))
+    return "{} {} {} {}".format("/".join(ranks), "b" if p.side == BLACK else "w",
+                                "".join(hand) or "-", p.game_ply)
+
+
+cdef _parse_sfen_into(Pos* p, str text):
+    """Set p from SFEN text; ValueError naming the field on any error.  On error p holds
+    garbage: callers parse into a scratch Pos."""
+    fields = text.split()
+    if len(fields) not in (3, 4):
+        raise ValueError(f"sfen: expected 3 or 4 fields (board side hand [ply]), got {len(fields)}")
+    board_text, side_text, hand_text = fields[0], fields[1], fields[2]
+    memset(p.board, 0, sizeof(p.board))
+    for c in range(2):
+        p.by_color[c] = 0
+        p.hand[c] = 0
+        p.king_sq[c] = NO_SQUARE
+    for pt in range(16):
+        p.by_type[pt] = 0
+    p.occupied = 0
+    counts = {pt: 0 for pt in _SET_COUNTS}
+
+    rows = board_text.split("/")
+    if len(rows) != 9:
+        raise ValueError(f"sfen board: expected 9 ranks, got {len(rows)}")
+    for r, row in enumerate(rows):
+        f = 8                      # files run 9..1 from left to right
+        promoted = False
+        for ch in row:
+            if ch == "+":
+                if promoted:
+                    raise ValueError(f"sfen board: rank {_RANKS[r]} has '++'")
+                promoted = True
+                continue
+            if ch.isdigit():
+                if promoted:
+                    raise ValueError(f"sfen board: rank {_RANKS[r]} has '+' before a digit")
+                if ch == "0":
+                    raise ValueError(f"sfen board: rank {_RANKS[r]} has an empty run of 0")
+                f -= int(ch)
+                if f < -1:
+                    raise ValueError(f"sfen board: rank {_RANKS[r]} has more than 9 files")
+                continue
+            pt = _TYPE_OF_LETTER.get(ch.upper())
+            if pt is None:
+                raise ValueError(f"sfen board: unknown piece letter {ch!r} on rank {_RANKS[r]}")
+            if f < 0:
+                raise ValueError(f"sfen board: rank {_RANKS[r]} has more than 9 files")
+            color = BLACK if ch.isupper() else WHITE
+            sq = make_square(f, r)
+            if promoted:
+                if not can_promote_type(pt):
+                    raise ValueError(f"sfen board: {ch!r} cannot be promoted (square {square_name(sq)})")
+                pt += PROMOTED
+                promoted = False
+            pc = make_piece(color, pt)
+            if bb_test(usi_tables.dead[color][pt], sq):
+                raise ValueError(f"sfen board: {_piece_text(pc)!r} on {square_name(sq)} could never move")
+            if pt == KING:
+                if p.king_sq[color] != NO_SQUARE:
+                    raise ValueError("sfen board: two {} kings".format("black" if color == BLACK else "white"))
+                p.king_sq[color] = sq
+            counts[unpromoted(pt)] += 1
+            _put(p, sq, pc)
+            f -= 1
+        if promoted:
+            raise ValueError(f"sfen board: rank {_RANKS[r]} ends with '+'")
+        if f != -1:
+            raise ValueError(f"sfen board: rank {_RANKS[r]} has {8 - f} files, expected 9")
+    for c in range(2):
+        for f in range(9):
+            if bb_popcount(pieces(p, c, PAWN) & usi_tables.file_mask[f]) > 1:
+                raise ValueError("sfen board: two unpromoted {} pawns on file {} (nifu)".format(
+                    "black" if c == BLACK else "white", f + 1))
+
+    if side_text not in ("b", "w"):
+        raise ValueError(f"sfen side: expected 'b' or 'w', got {side_text!r}")
+    p.side = BLACK if side_text == "b" else WHITE
+
+    if hand_text != "-":
+        i = 0
+        seen = set()
+        while i < len(hand_text):
+            j = i
+            while j < len(hand_text) and hand_text[j].isdigit():
+                j += 1
+            count = int(hand_text[i:j]) if j > i else 1
+            if j >= len(hand_text):
+                raise ValueError(f"sfen hand: {hand_text!r} ends with a number")
+            ch = hand_text[j]
+            pt = _TYPE_OF_LETTER.get(ch.upper())
+            if pt is None or pt == KING:
+                raise ValueError(f"sfen hand: {ch!r} cannot be held in hand")
+            if count < 1 or (j > i and hand_text[i] == "0"):
+                raise ValueError(f"sfen hand: bad count {hand_text[i:j]!r} for {ch!r}")
+            if ch in seen:
+                raise ValueError(f"sfen hand: {ch!r} listed twice")
+            seen.add(ch)
+            if count > _SET_COUNTS[pt]:
+                raise ValueError(f"sfen hand: {count} {ch!r} is more than the set holds")
+            color = BLACK if ch.isupper() else WHITE
+            p.hand[color] += hand_unit(pt) * count
+            counts[pt] += count
+            i = j + 1
+    for pt, total in counts.items():
+        if total > _SET_COUNTS[pt]:
+            raise ValueError("sfen: {} pieces of type {} ({}), the set holds {}".format(
+                total, _SFEN_LETTERS[pt - 1], "board and hands", _SET_COUNTS[pt]))
+
+    if len(fields) == 4:
+        ply_text = fields[3]
+        if not ply_text.isdigit() or int(ply_text) < 1 or len(ply_text) > 9:
+            raise ValueError(f"sfen ply: expected a positive move number, got {ply_text!r}")
+        p.game_ply = int(ply_text)
+    else:
+        p.game_ply = 1
+
+    _compute_root_state(p)
+    them = p.side ^ 1
+    if p.king_sq[them] >= 0 and attackers_to(p, p.side, p.king_sq[them], p.occupied):
+        raise ValueError("sfen: the side not to move is in check")
+
+
+# ---- the Python API ------------------------------------------------------------------------
+cdef list _move_list(const int* moves, int n):
+    cdef list out = PyList_New(n)
+    cdef object obj
+    cdef int i
+    for i in range(n):
+        obj = _MOVE_OBJECTS[moves[i]]
+        Py_INCREF(obj)
+        PyList_SET_ITEM(out, i, obj)
+    return out
+
+
+BLACK_COLOR = BLACK
+WHITE_COLOR = WHITE
+
+REPETITION_NAMES = {
+    REPETITION_NONE: "none", REPETITION_DRAW: "draw", REPETITION_WIN: "win",
+    REPETITION_LOSE: "lose", REPETITION_SUPERIOR: "superior", REPETITION_INFERIOR: "inferior",
+}
+
+
+cdef class Position:
+    """A shogi position with its move history.
+
+    Moves are plain ints (see `move_to_usi`/`usi_to_move`).  Construction, `push`,
+    `push_usi` and `set_sfen` validate their input and raise ValueError naming what
+    was wrong, leaving the position unchanged.
+
+    >>> pos = Position()                       # the standard start position
+    >>> m = pos.parse_usi("2g2f")
+    >>> pos.push(m); pos.turn                  # 1 = white to move
+    1
+    >>> pos.pop() == m
+    True
+    >>> Position("8k/9/9/9/9/9/9/9/9 b G 1").perft(1)   # tsume: no attacking king
+    77
+    """
+
+    def __cinit__(self):
+        memset(&self.pos, 0, sizeof(Pos))
+        if not pos_reserve(&self.pos, 255):
+            raise MemoryError()
+
+    def __init__(self, sfen: str | None = None):
+        self.set_sfen(STARTPOS_SFEN if sfen is None or sfen == "startpos" else sfen)
+
+    def __dealloc__(self):
+        pos_free(&self.pos)
+
+    cdef void _set_from(self, const Pos* src) noexcept:
+        pos_copy(&self.pos, src)
+
+    # -- setting up ---------------------------------------------------------------------
+    def set_sfen(self, str sfen) -> None:
+        """Replace the position (and clear the history) with the SFEN text."""
+        cdef Pos scratch
+        memset(&scratch, 0, sizeof(Pos))
+        if not pos_reserve(&scratch, 255):
+            raise MemoryError()
+        try:
+            _parse_sfen_into(&scratch, sfen)
+        except Exception:
+            pos_free(&scratch)
+            raise
+        pos_free(&self.pos)
+        self.pos = scratch          # takes ownership of scratch's stack
+
+    def sfen(self) -> str:
+        """The position as SFEN, with hands in canonical order and the move number."""
+        return _format_sfen(&self.pos)
+
+    def copy(self) -> "Position":
+        """An independent copy, history included."""
+        cdef Position other = Position.__new__(Position)
+        if pos_copy(&other.pos, &self.pos) != 0:
+            raise MemoryError()
+        return other
+
+    def __copy__(self):
+        return self.copy()
+
+    # -- state -----------------------------------------------------------------------------
+    @property
+    def turn(self) -> int:
+        """Colour to move: 0 black (sente), 1 white (gote)."""
+        return self.pos.side
+
+    @property
+    def ply(self) -> int:
+        """The SFEN move number of this position (1 at the start of a game)."""
+        return self.pos.game_ply
+
+    @property
+    def key(self) -> int:
+        """64-bit Zobrist key of board, hands and side to move (bit 0 = side)."""
+        return position_key(&self.pos)
+
+    @property
+    def history_length(self) -> int:
+        """How many moves have been pushed since the position was set."""
+        return self.pos.sp
+
+    def piece_at(self, int sq) -> int:
+        """Piece code on square index sq (0 empty; type | colour << 4)."""
+        if not 0 <= sq < 81:
+            raise ValueError(f"square index out of range: {sq}")
+        return self.pos.board[sq]
+
+    def hand(self, int color) -> dict:
+        """Pieces held by colour as {letter: count}, e.g. {'P': 2, 'B': 1}."""
+        if color not in (BLACK, WHITE):
+            raise ValueError(f"colour must be 0 or 1, not {color}")
+        return {_SFEN_LETTERS[pt - 1]: hand_count(self.pos.hand[color], pt)
+                for pt in range(PAWN, KING) if hand_count(self.pos.hand[color], pt)}
+
+    def king_square(self, int color) -> int:
+        """Square index of that colour's king, or -1 when it has none."""
+        return self.pos.king_sq[color & 1]
+
+    def is_check(self) -> bool:
+        """Is the side to move in check?"""
+        return in_check(&self.pos)
+
+    def is_checkmate(self) -> bool:
+        """In check with no legal move (a pawn-drop mate cannot arise: it is illegal)."""
+        return in_check(&self.pos) and not has_legal_move(&self.pos)
+
+    def is_stalemate(self) -> bool:
+        """No legal move while not in check (the side to move loses in shogi)."""
+        return not in_check(&self.pos) and not has_legal_move(&self.pos)
+
+    def repetition(self, int max_distance=1 << 30) -> str:
+        """First-recurrence status looking back max_distance plies: 'none', 'draw',
+        'win'/'lose' (perpetual check by the opponent/us), 'superior'/'inferior'."""
+        return REPETITION_NAMES[pos_repetition(&self.pos, max_distance)]
+
+    def game_repetition(self) -> str:
+        """Sennichite under the game rule (fourth occurrence): 'none', 'draw', or
+        'win'/'lose' for the side to move when one side checked throughout."""
+        return REPETITION_NAMES[pos_game_repetition(&self.pos)]
+
+    def declaration_win(self) -> bool:
+        """Can the side to move declare a win under the CSA 27-point entering-king rule?"""
+        return pos_declaration_win(&self.pos)
+
+    # -- moves ------------------------------------------------------------------------------
+    def legal_moves(self) -> list:
+        """Every legal move, as ints."""
+        cdef int moves[MAX_MOVES]
+        cdef int n = generate(&self.pos, moves, GEN_LEGAL)
+        return _move_list(moves, n)
+
+    def captures(self) -> list:
+        """Legal moves that capture or promote."""
+        cdef int moves[MAX_MOVES]
+        return _move_list(moves, generate(&self.pos, moves, GEN_CAPTURES))
+
+    def quiets(self) -> list:
+        """Legal moves that neither capture nor promote (drops included)."""
+        cdef int moves[MAX_MOVES]
+        return _move_list(moves, generate(&self.pos, moves, GEN_QUIETS))
+
+    def evasions(self) -> list:
+        """The legal moves when in check; empty when not in check."""
+        cdef int moves[MAX_MOVES]
+        return _move_list(moves, generate(&self.pos, moves, GEN_EVASIONS))
+
+    def checks(self) -> list:
+        """Legal moves that give check."""
+        cdef int moves[MAX_MOVES]
+        return _move_list(moves, generate(&self.pos, moves, GEN_CHECKS))
+
+    def is_legal(self, int move) -> bool:
+        """Is the move value legal here?  Any int is safe to ask about."""
+        return is_legal(&self.pos, move)
+
+    def gives_check(self, int move) -> bool:
+        """Does the legal move give check?  ValueError if it is not legal."""
+        if not is_legal(&self.pos, move):
+            raise ValueError(f"illegal move {move}")
+        return gives_check(&self.pos, move)
+
+    def parse_usi(self, str text) -> int:
+        """The legal move written as USI text; ValueError if malformed or illegal."""
+        cdef int m = usi_to_move(text)
+        if not is_legal(&self.pos, m):
+            raise ValueError(f"illegal move {text!r} in {self.sfen()}")
+        return m
+
+    def push(self, int move) -> None:
+        """Play a legal move; ValueError (position unchanged) if it is not legal."""
+        if not is_legal(&self.pos, move):
+            raise ValueError(f"illegal move {move} in {self.sfen()}")
+        if not pos_reserve(&self.pos, 1):
+            raise MemoryError()
+        pos_do_move(&self.pos, move)
+
+    def push_usi(self, str text) -> int:
+        """Play a move given as USI text and return its value."""
+        cdef int m = self.parse_usi(text)
+        if not pos_reserve(&self.pos, 1):
+            raise MemoryError()
+        pos_do_move(&self.pos, m)
+        return m
+
+    def pop(self) -> int:
+        """Take back the last move and return it; IndexError when there is none."""
+        if self.pos.sp == 0:
+            raise IndexError("pop from a position with no moves played")
+        cdef int m = self.pos.stack[self.pos.sp].move
+        pos_undo_move(&self.pos)
+        return m
+
+    def move_to_usi(self, int move) -> str:
+        return move_to_usi(move)
+
+    def perft(self, int depth) -> int:
+        """Number of leaf positions depth plies ahead (legal moves only)."""
+        if depth < 0:
+            raise ValueError(f"perft depth must be >= 0, got {depth}")
+        if not pos_reserve(&self.pos, depth + 1):
+            raise MemoryError()
+        cdef uint64_t n
+        with nogil:
+            n = pos_perft(&self.pos, depth)
+        return n
+
+    def divide(self, int depth) -> dict:
+        """{usi move: perft(depth - 1) after it} for each legal move (depth >= 1)."""
+        if depth < 1:
+            raise ValueError(f"divide depth must be >= 1, got {depth}")
+        result = {}
+        for m in self.legal_moves():
+            pos_do_move(&self.pos, m)
+            result[move_to_usi(m)] = self.perft(depth - 1)
+            pos_undo_move(&self.pos)
+        return result
+
+    # -- display -----------------------------------------------------------------------------
+    def __str__(self) -> str:
+        lines = ["white hand: " + _hand_text(self.pos.hand[WHITE], WHITE),
+                 "   9  8  7  6  5  4  3  2  1",
+                 "  +--------------------------+"]
+        for r in range(9):
+            cells = []
+            for f in range(8, -1, -1):
+                pc = self.pos.board[make_square(f, r)]
+                cells.append(" ." if pc == EMPTY else _piece_text(pc).rjust(2))
+            lines.append(f"{_RANKS[r]} |" + " ".join(cells) + " |")
+        lines.append("  +--------------------------+")
+        lines.append("black hand: " + _hand_text(self.pos.hand[BLACK], BLACK))
+        lines.append("{} to move, move {}{}".format(
+            "black" if self.pos.side == BLACK else "white", self.pos.game_ply,
+            ", in check" if in_check(&self.pos) else ""))
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"Position({self.sfen()!r})"
+
+    def __eq__(self, other):
+        if not isinstance(other, Position):
+            return NotImplemented
+        return self.sfen().rsplit(" ", 1)[0] == other.sfen().rsplit(" ", 1)[0]
+
+    def __hash__(self):
+        return self.key
+
+
+cdef str _hand_text(uint32_t h, int color):
+    parts = []
+    for pt in _HAND_ORDER:
+        count = hand_count(h, pt)
+        if count:
+            letter = _SFEN_LETTERS[pt - 1]
+            parts.append((letter if color == BLACK else letter.lower()) +
+                         (str(count) if count > 1 else ""))
+    return " ".join(parts) or "-"

@@ -1,0 +1,468 @@
+"""Time management: from the tokens of a ``go`` line to soft and hard deadlines.
+
+Everything here is a pure function of its arguments (no clock is read), so the
+protocol loop decides *when* the clock started and the tests can drive every time
+control exactly.
+
+* :func:`parse_go` turns the tokens after ``go`` into :class:`GoParams`, tolerantly.
+* :func:`plan` turns :class:`GoParams` plus the side to move, the game ply and the
+  options into a :class:`TimePlan`:
+
+  - ``soft_ms``: after this many ms the search stops *between* iterations;
+  - ``hard_ms``: never pass this; the search polls it inside the tree.
+
+Both are measured from the moment the engine's clock started: when the ``go`` line
+was read, or, for ``go ponder``, when ``ponderhit`` was read (see :func:`plan`).
+
+Example::
+
+    >>> params, warnings = parse_go("btime 0 wtime 0 byoyomi 10000".split())
+    >>> plan(params, side_to_move_is_black=True, ply=1, options={})
+    TimePlan(soft_ms=8880, hard_ms=8880, depth=None, nodes=None, infinite=False, ponder=False)
+
+The formulas (all times in ms; ``T`` main time of the side to move, ``I`` its
+increment, ``B`` byoyomi, ``D`` NetworkDelay, ``D2`` NetworkDelay2, ``M``
+MinimumThinkingTime, ``S`` SlowMover, ``R`` = :func:`moves_to_go`)::
+
+    ceiling(A)  = A - D                  latest deadline for A ms on the clock,
+                                         (A - 1 if D = 0); if that is <= 0:
+                                         max(1, A/4), as the delay margin is
+                                         unattainable, think briefly anyway
+    byo(B)      = min(max(B - D2, 0.6 B), ceiling(B))
+    gross       = T + 0.8 I (R - 1)
+    pool        = gross - (min(D R, gross/2) if B == 0 else 0)
+    share       = pool / R               main time for this move
+    soft        = share * S/100 + byo(B)       then max(soft, M), then <= hard
+    hard        = min(5 share, max(T/2, share)) + byo(B)
+                  <= T + byo(B) and <= ceiling(T + B)   (with byoyomi)
+                  <= ceiling(T)                         (without)
+    movetime X, go mate X:  soft = hard = ceiling(X)
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Union
+
+__all__ = [
+    "GoParams",
+    "TimePlan",
+    "parse_go",
+    "plan",
+    "moves_to_go",
+    "deadline_ceiling",
+    "byoyomi_budget",
+    "TIME_OPTION_DEFAULTS",
+    "EXPECTED_GAME_PLIES",
+    "MIN_REMAINING_PLIES",
+    "INC_WEIGHT",
+    "MAX_SHARE_RATIO",
+    "MAX_MAIN_FRACTION",
+    "MAX_RESERVE_FRACTION",
+    "BYOYOMI_MIN_FRACTION",
+    "FALLBACK_FRACTION",
+]
+
+# --- tuning constants (documented in the module docstring) --------------------------
+
+#: Typical length of a shogi game in plies (games last ~120-160).
+EXPECTED_GAME_PLIES = 150
+#: However long the game already is, plan as if at least this many plies remain:
+#: a long game may go on, and sudden-death time must never be spent as if it ended.
+MIN_REMAINING_PLIES = 40
+#: Weight of future increments in the time pool; below 1 because the game may end
+#: before they are all received and the increment is only credited after a move.
+INC_WEIGHT = 0.8
+#: The hard deadline allows at most this multiple of the move's main-time share, so
+#: an unstable search may think longer, but one move cannot eat the game's time.
+MAX_SHARE_RATIO = 5.0
+#: ... nor more than this fraction of the main time (unless the share itself is
+#: larger, which happens only on the last move before a time control / the draw).
+MAX_MAIN_FRACTION = 0.5
+#: Without byoyomi, NetworkDelay is held back for each remaining move, but never more
+#: than this fraction of the time (see ``pool`` in the module docstring).
+MAX_RESERVE_FRACTION = 0.5
+#: Under byoyomi, NetworkDelay2 may not cut the think below this fraction of the
+#: byoyomi: with a 1-3 s byoyomi a fixed 1120 ms margin would leave almost nothing.
+BYOYOMI_MIN_FRACTION = 0.6
+#: When NetworkDelay swallows the whole budget (e.g. byoyomi 100, delay 120) the
+#: margin cannot be honoured; think for this fraction of the budget instead.
+FALLBACK_FRACTION = 0.25
+
+#: The options :func:`plan` reads, with the values used when the mapping lacks them
+#: (the same defaults as ``usi_engine.options.DEFAULT_OPTIONS``).
+TIME_OPTION_DEFAULTS: dict[str, int] = {
+    "NetworkDelay": 120,
+    "NetworkDelay2": 1120,
+    "MinimumThinkingTime": 100,
+    "SlowMover": 100,
+    "MaxMovesToDraw": 0,
+    "DepthLimit": 0,
+    "NodesLimit": 0,
+}
+
+# --- go parsing ----------------------------------------------------------------------
+
+# Fields holding a time in ms: a negative value counts as 0 (a GUI may send a
+# negative clock once it has run out, and the conformance sheet says so).
+_TIME_FIELDS = ("btime", "wtime", "binc", "winc", "byoyomi", "movetime")
+# Fields holding a count: must be positive to mean anything.
+_COUNT_FIELDS = ("movestogo", "depth", "nodes")
+_FLAGS = ("infinite", "ponder")
+_KEYWORDS = frozenset(_TIME_FIELDS + _COUNT_FIELDS + _FLAGS + ("mate", "searchmoves"))
+_INT_RE = re.compile(r"[+-]?[0-9]+")
+
+MateLimit = Union[int, Literal["infinite"], None]
+
+
+@dataclass
+class GoParams:
+    """What a ``go`` line can carry. ``None`` means "not given".
+
+    ``btime``/``binc`` are sente's (black's), ``wtime``/``winc`` gote's (white's);
+    ``mate`` is ``None`` (not a mate search), a time in ms, or ``"infinite"``.
+
+    Example::
+
+        >>> GoParams(btime=1000, wtime=2000).clock(black=False)
+        2000
+    """
+
+    btime: int | None = None
+    wtime: int | None = None
+    binc: int | None = None
+    winc: int | None = None
+    byoyomi: int | None = None
+    movestogo: int | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    movetime: int | None = None
+    infinite: bool = False
+    ponder: bool = False
+    mate: MateLimit = None
+    searchmoves: list[str] = field(default_factory=list)
+
+    def clock(self, black: bool) -> int | None:
+        """Main time left for the given side (``btime`` for black, ``wtime`` for white)."""
+        return self.btime if black else self.wtime
+
+    def increment(self, black: bool) -> int | None:
+        """Fischer increment for the given side (``binc`` for black, ``winc`` for white)."""
+        return self.binc if black else self.winc
+
+    def has_clock(self) -> bool:
+        """True when any clock field (times, increments, byoyomi) was given."""
+        return any(
+            v is not None for v in (self.btime, self.wtime, self.binc, self.winc, self.byoyomi)
+        )
+
+
+def parse_go(tokens: list[str]) -> tuple[GoParams, list[str]]:
+    """Parse the tokens after ``go``; never raises.
+
+    Returns the parameters and a list of warnings (for ``info string``). Unknown
+    tokens are skipped; a keyword missing its number or given a non-integer is
+    reported and left unset; negative times count as 0; a non-positive
+    ``movestogo``/``depth``/``nodes`` is reported and ignored. ``searchmoves`` takes
+    the following tokens up to the next keyword. ``mate`` takes ``infinite`` or a
+    number of ms; alone (or followed by a keyword) it means infinite. Keywords are
+    matched case-insensitively; a repeated keyword keeps its last value.
+
+    Example::
+
+        >>> params, warnings = parse_go("searchmoves 7g7f 2g2f btime -5 foo".split())
+        >>> params.searchmoves, params.btime, warnings
+        (['7g7f', '2g2f'], 0, ["go: unknown token 'foo' ignored"])
+    """
+    params = GoParams()
+    warnings: list[str] = []
+    n = len(tokens)
+    i = 0
+    while i < n:
+        token = tokens[i]
+        key = token.lower()
+        i += 1
+        if key in _FLAGS:
+            setattr(params, key, True)
+        elif key in _TIME_FIELDS or key in _COUNT_FIELDS:
+            # Do not swallow a following keyword as the missing number: in
+            # "btime wtime 100" the wtime must still be read.
+            if i >= n or tokens[i].lower() in _KEYWORDS:
+                warnings.append(f"go: {key} needs a value")
+                continue
+            text = tokens[i]
+            i += 1
+            if not _INT_RE.fullmatch(text):
+                warnings.append(f"go: {key} needs an integer, got {text!r}")
+                continue
+            value = int(text)
+            if key in _TIME_FIELDS:
+                value = max(0, value)
+            elif value <= 0:
+                warnings.append(f"go: {key} must be positive, got {value}; ignored")
+                continue
+            setattr(params, key, value)
+        elif key == "mate":
+            following = tokens[i] if i < n else None
+            if following is None or following.lower() in _KEYWORDS - {"infinite"}:
+                params.mate = "infinite"
+            elif following.lower() == "infinite":
+                params.mate = "infinite"
+                i += 1
+            elif _INT_RE.fullmatch(following):
+                params.mate = max(0, int(following))
+                i += 1
+            else:
+                warnings.append(
+                    f"go: mate needs ms or 'infinite', got {following!r}; searching without limit"
+                )
+                params.mate = "infinite"
+                i += 1
+        elif key == "searchmoves":
+            moves: list[str] = []
+            while i < n and tokens[i].lower() not in _KEYWORDS:
+                moves.append(tokens[i])
+                i += 1
+            if not moves:
+                warnings.append("go: searchmoves has no moves; ignored")
+            params.searchmoves = moves
+        else:
+            warnings.append(f"go: unknown token {token!r} ignored")
+    return params, warnings
+
+
+# --- planning --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TimePlan:
+    """Limits for one search. Times are ms from the start of the engine's clock.
+
+    ``soft_ms``: stop between iterations once this has elapsed (``None``: no limit).
+    ``hard_ms``: abort the search at this point (``None``: no limit);
+    ``soft_ms <= hard_ms`` whenever both are set.
+    ``depth``/``nodes``: search limits (``None``: none).
+    ``infinite``: do not send ``bestmove`` before ``stop`` even if the search ends.
+    ``ponder``: the deadlines apply from ``ponderhit``; until then search without
+    time limit and send no ``bestmove`` before ``ponderhit`` or ``stop``.
+
+    Example::
+
+        >>> TimePlan(soft_ms=None, hard_ms=None, depth=5).depth
+        5
+    """
+
+    soft_ms: int | None
+    hard_ms: int | None
+    depth: int | None = None
+    nodes: int | None = None
+    infinite: bool = False
+    ponder: bool = False
+
+
+def moves_to_go(ply: int, movestogo: int | None = None, max_moves_to_draw: int = 0) -> int:
+    """How many moves (of our own, this one included) the main time must last.
+
+    ``ply`` is the game ply of the move about to be played, 1 for the first move
+    (the SFEN move number). Without ``movestogo`` a game is expected to last
+    :data:`EXPECTED_GAME_PLIES` plies, but never fewer than
+    :data:`MIN_REMAINING_PLIES` are assumed to remain. With ``max_moves_to_draw``
+    (floodgate: 256) the game cannot go past that ply, which caps the count.
+
+    Example::
+
+        >>> moves_to_go(1), moves_to_go(200), moves_to_go(250, max_moves_to_draw=256)
+        (75, 20, 4)
+    """
+    if movestogo is not None and movestogo > 0:
+        moves = movestogo
+    else:
+        remaining_plies = max(EXPECTED_GAME_PLIES - ply, MIN_REMAINING_PLIES)
+        moves = (remaining_plies + 1) // 2
+    if max_moves_to_draw > 0:
+        # Our moves are at ply, ply+2, ... and the last playable ply is the limit.
+        ours = (max_moves_to_draw - ply) // 2 + 1 if ply <= max_moves_to_draw else 1
+        moves = min(moves, ours)
+    return max(1, moves)
+
+
+def deadline_ceiling(available: int, delay: int) -> int:
+    """The latest hard deadline for ``available`` ms on the clock.
+
+    ``available - delay``, and always strictly less than ``available`` (even with
+    delay 0: a deadline at the flag is already a loss once output latency counts).
+    If the delay leaves nothing, the margin cannot be honoured and a small fraction
+    (:data:`FALLBACK_FRACTION`) of the time is used so the engine still moves; the
+    result is at least 1 ms.
+
+    Example::
+
+        >>> deadline_ceiling(1000, 120), deadline_ceiling(100, 120)
+        (880, 25)
+    """
+    limit = available - max(delay, 1)
+    if limit > 0:
+        return limit
+    return max(1, int(available * FALLBACK_FRACTION))
+
+
+def byoyomi_budget(byoyomi: int, delay: int, delay2: int) -> int:
+    """The part of one byoyomi period that is safe to think for.
+
+    ``byoyomi - delay2`` (NetworkDelay2: transport delay plus whole-second rounding
+    by CSA servers), but at least :data:`BYOYOMI_MIN_FRACTION` of the byoyomi so
+    fast controls still think, and never past :func:`deadline_ceiling`.
+
+    Example::
+
+        >>> byoyomi_budget(10000, 120, 1120), byoyomi_budget(1000, 120, 1120)
+        (8880, 600)
+        >>> byoyomi_budget(200, 120, 1120)  # 60% would pass byoyomi - delay
+        80
+    """
+    if byoyomi <= 0:
+        return 0
+    target = max(byoyomi - delay2, math.ceil(byoyomi * BYOYOMI_MIN_FRACTION))
+    return min(target, deadline_ceiling(byoyomi, delay))
+
+
+def _lookup(options: Any, name: str) -> Any:
+    """``options[name]`` with a case-insensitive fallback over ``items()``."""
+    try:
+        return options[name]
+    except (KeyError, TypeError, IndexError):
+        pass
+    items = getattr(options, "items", None)
+    if callable(items):
+        wanted = name.lower()
+        for key, value in items():
+            if isinstance(key, str) and key.lower() == wanted:
+                return value
+    return None
+
+
+def _read_options(options: Mapping[str, Any] | Any | None) -> dict[str, int]:
+    """The time options as ints, defaults filling what is missing or unreadable."""
+    values = dict(TIME_OPTION_DEFAULTS)
+    if options is None:
+        return values
+    for name, default in TIME_OPTION_DEFAULTS.items():
+        raw = _lookup(options, name)
+        try:
+            value = int(raw) if raw is not None else default
+        except (TypeError, ValueError):
+            value = default
+        values[name] = max(0, value)
+    values["SlowMover"] = max(1, values["SlowMover"])
+    return values
+
+
+def _min_limit(a: int | None, b: int) -> int | None:
+    """Combine a ``go`` limit with an option limit where 0 means none."""
+    if b <= 0:
+        return a
+    return b if a is None else min(a, b)
+
+
+def plan(
+    params: GoParams,
+    side_to_move_is_black: bool,
+    ply: int,
+    options: Mapping[str, Any] | Any | None = None,
+) -> TimePlan:
+    """Turn ``go`` parameters into deadlines for the side to move.
+
+    ``ply``: game ply of the move to play (1 = first move). ``options``: any
+    mapping with (case-insensitive) keys NetworkDelay, NetworkDelay2,
+    MinimumThinkingTime, SlowMover, MaxMovesToDraw and optionally DepthLimit,
+    NodesLimit -- an :class:`usi_engine.options.Options` or a plain dict; missing
+    keys take :data:`TIME_OPTION_DEFAULTS`.
+
+    Precedence: ``infinite`` (no time limit), then ``mate`` (its ms, or none),
+    then ``movetime``, then the clocks (byoyomi / Fischer / sudden death, with
+    ``movestogo`` if given); with none of these there is no time limit (e.g.
+    ``go depth 10``). ``depth``/``nodes`` and the DepthLimit/NodesLimit options
+    apply in every case (the smaller wins).
+
+    Ponder: for ``go ponder ...`` the plan is computed from the clocks on the line
+    as if the clock started at ``ponderhit`` -- ``ponderhit`` carries no clock, so
+    the caller keeps this plan (no second call) and measures ``soft_ms``/``hard_ms``
+    from the moment it reads ``ponderhit``; before that the search is unlimited.
+
+    Guarantees: ``hard_ms >= 1``; ``soft_ms <= hard_ms``; ``hard_ms`` never passes
+    the time available (main time + byoyomi, or the movetime) minus NetworkDelay
+    when that is positive, and is always below the available time when it is at
+    least 2 ms.
+
+    Example::
+
+        >>> params, _ = parse_go("btime 1000 wtime 60000 byoyomi 0".split())
+        >>> p = plan(params, side_to_move_is_black=False, ply=2, options={})
+        >>> p.soft_ms, p.hard_ms  # gote's 60 s of sudden death, not sente's 1 s
+        (690, 3454)
+    """
+    opts = _read_options(options)
+    delay = opts["NetworkDelay"]
+    depth = _min_limit(params.depth, opts["DepthLimit"])
+    nodes = _min_limit(params.nodes, opts["NodesLimit"])
+
+    def make(soft: float | None, hard: float | None, infinite: bool = False) -> TimePlan:
+        return TimePlan(
+            soft_ms=None if soft is None else int(soft),
+            hard_ms=None if hard is None else int(hard),
+            depth=depth,
+            nodes=nodes,
+            infinite=infinite,
+            ponder=params.ponder,
+        )
+
+    if params.infinite:
+        return make(None, None, infinite=True)
+    if params.mate is not None:
+        if params.mate == "infinite":
+            return make(None, None)
+        budget = deadline_ceiling(int(params.mate), delay)
+        return make(budget, budget)
+    if params.movetime is not None:
+        # A fixed time per move: use all of it, there is nothing to save for.
+        budget = deadline_ceiling(params.movetime, delay)
+        return make(budget, budget)
+    if not params.has_clock():
+        return make(None, None)
+
+    black = side_to_move_is_black
+    # A missing clock for our side counts as empty: moving fast beats flagging.
+    main = params.clock(black) or 0
+    inc = params.increment(black) or 0
+    byoyomi = params.byoyomi or 0
+
+    moves = moves_to_go(ply, params.movestogo, opts["MaxMovesToDraw"])
+    gross = main + INC_WEIGHT * inc * (moves - 1)
+    # Without byoyomi every future move may also lose up to NetworkDelay of main
+    # time to transport, so that much is held back per move: this reserve is what
+    # keeps sudden death from flagging. It is capped at half the time so a short
+    # clock still thinks a little rather than moving blind. With byoyomi the
+    # byoyomi absorbs the transport time instead.
+    reserve = min(delay * moves, MAX_RESERVE_FRACTION * gross) if byoyomi == 0 else 0
+    pool = max(0.0, gross - reserve)
+    share = pool / moves
+    byo = byoyomi_budget(byoyomi, delay, opts["NetworkDelay2"])
+
+    hard = min(MAX_SHARE_RATIO * share, max(MAX_MAIN_FRACTION * main, share)) + byo
+    if byoyomi > 0:
+        # Main time runs out first, then the byoyomi: keep the NetworkDelay2 margin
+        # on the byoyomi part even when the main time is almost gone.
+        ceiling = min(main + byo, deadline_ceiling(main + byoyomi, delay))
+    else:
+        # The increment is credited after the move, so only the main time counts.
+        ceiling = deadline_ceiling(main, delay)
+    hard = max(1, min(int(hard), ceiling))
+
+    # SlowMover scales only the main-time share: unused byoyomi is lost anyway.
+    soft = share * opts["SlowMover"] / 100 + byo
+    soft = max(soft, opts["MinimumThinkingTime"])
+    soft = min(int(soft), hard)
+    return make(soft, hard)
