@@ -533,6 +533,11 @@ cdef _parse_sfen_into(Pos* p, str text):
         raise ValueError("sfen: the side not to move is in check")
 
 
+cdef inline bint _small_move(object move):
+    """True for an int that fits a move value (moves are 15-bit)."""
+    return isinstance(move, int) and 0 < move <= 0x7FFF
+
+
 # ---- the Python API ------------------------------------------------------------------------
 cdef list _move_list(const int* moves, int n):
     cdef list out = PyList_New(n)
@@ -705,13 +710,13 @@ cdef class Position:
         cdef int moves[MAX_MOVES]
         return _move_list(moves, generate(&self.pos, moves, GEN_CHECKS))
 
-    def is_legal(self, int move) -> bool:
+    def is_legal(self, move) -> bool:
         """Is the move value legal here?  Any int is safe to ask about."""
-        return is_legal(&self.pos, move)
+        return _small_move(move) and is_legal(&self.pos, move)
 
-    def gives_check(self, int move) -> bool:
+    def gives_check(self, move) -> bool:
         """Does the legal move give check?  ValueError if it is not legal."""
-        if not is_legal(&self.pos, move):
+        if not self.is_legal(move):
             raise ValueError(f"illegal move {move}")
         return gives_check(&self.pos, move)
 
@@ -722,9 +727,9 @@ cdef class Position:
             raise ValueError(f"illegal move {text!r} in {self.sfen()}")
         return m
 
-    def push(self, int move) -> None:
+    def push(self, move) -> None:
         """Play a legal move; ValueError (position unchanged) if it is not legal."""
-        if not is_legal(&self.pos, move):
+        if not self.is_legal(move):
             raise ValueError(f"illegal move {move} in {self.sfen()}")
         if not pos_reserve(&self.pos, 1):
             raise MemoryError()
