@@ -25,6 +25,7 @@ cdef struct StateInfo:
     int move                  # the move that led here (MOVE_NONE at the root)
     int captured              # piece code that move captured (EMPTY if none)
     int continuous_check[2]   # plies each colour has been giving check without a break
+    int plies_from_null       # repetitions are not searched across a null move
 
 cdef struct Pos:
     uint8_t board[81]         # piece codes
@@ -112,6 +113,8 @@ cdef inline uint64_t position_key(const Pos* p) noexcept nogil:
 cdef bint pos_reserve(Pos* p, int extra) noexcept nogil
 cdef void pos_do_move(Pos* p, int m) noexcept nogil
 cdef void pos_undo_move(Pos* p) noexcept nogil
+cdef void pos_do_null(Pos* p) noexcept nogil
+cdef void pos_undo_null(Pos* p) noexcept nogil
 cdef int pos_repetition(const Pos* p, int max_distance) noexcept nogil
 cdef int pos_game_repetition(const Pos* p) noexcept nogil
 cdef bint pos_declaration_win(const Pos* p) noexcept nogil

@@ -146,6 +146,31 @@ cdef void pos_do_move(Pos* p, int m) noexcept nogil:
         st.checkers = 0
     st.continuous_check[us] = prev.continuous_check[us] + 2 if st.checkers else 0
     st.continuous_check[them] = prev.continuous_check[them]
+    st.plies_from_null = prev.plies_from_null + 1
+
+
+cdef void pos_do_null(Pos* p) noexcept nogil:
+    """Pass the turn (for null-move pruning; never while in check)."""
+    if p.sp + 1 >= p.capacity:
+        pos_reserve(p, 256)
+    cdef StateInfo* prev = &p.stack[p.sp]
+    cdef StateInfo* st = &p.stack[p.sp + 1]
+    memcpy(st, prev, sizeof(StateInfo))
+    st.board_key ^= ZOBRIST_SIDE
+    st.move = MOVE_NONE
+    st.captured = EMPTY
+    st.checkers = 0          # the side now to move cannot be in check: we were to move
+    st.continuous_check[p.side] = 0
+    st.plies_from_null = 0
+    p.side ^= 1
+    p.game_ply += 1
+    p.sp += 1
+
+
+cdef void pos_undo_null(Pos* p) noexcept nogil:
+    p.sp -= 1
+    p.side ^= 1
+    p.game_ply -= 1
 
 
 cdef void pos_undo_move(Pos* p) noexcept nogil:
@@ -184,6 +209,8 @@ cdef int pos_repetition(const Pos* p, int max_distance) noexcept nogil:
     cdef int us = p.side
     cdef int end = max_distance if max_distance < p.sp else p.sp
     cdef int i
+    if st.plies_from_null < end:
+        end = st.plies_from_null
     for i in range(4, end + 1, 2):
         prev = &p.stack[p.sp - i]
         if prev.board_key != st.board_key:
@@ -309,6 +336,7 @@ cdef void _compute_root_state(Pos* p) noexcept nogil:
     st.captured = EMPTY
     st.continuous_check[0] = 0
     st.continuous_check[1] = 0
+    st.plies_from_null = 0
     if p.king_sq[p.side] >= 0:
         st.checkers = attackers_to(p, p.side ^ 1, p.king_sq[p.side], p.occupied)
     else:

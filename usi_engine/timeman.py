@@ -22,7 +22,9 @@ Example::
 
 The formulas (all times in ms; ``T`` main time of the side to move, ``I`` its
 increment, ``B`` byoyomi, ``D`` NetworkDelay, ``D2`` NetworkDelay2, ``M``
-MinimumThinkingTime, ``S`` SlowMover, ``R`` = :func:`moves_to_go`)::
+MinimumThinkingTime, ``S`` SlowMover, ``R`` = :func:`moves_to_go`, ``W`` the
+worst-case number of moves still to play: R, or the moves left before
+MaxMovesToDraw when that is set and there is no ``movestogo``)::
 
     ceiling(A)  = A - D                  latest deadline for A ms on the clock,
                                          (A - 1 if D = 0); if that is <= 0:
@@ -30,9 +32,13 @@ MinimumThinkingTime, ``S`` SlowMover, ``R`` = :func:`moves_to_go`)::
                                          unattainable, think briefly anyway
     byo(B)      = min(max(B - D2, 0.6 B), ceiling(B))
     gross       = T + 0.8 I (R - 1)
-    pool        = gross - (min(D R, gross/2) if B == 0 else 0)
+    reserve     = min(D R + max(0, D - 0.8 I) (W - R), 0.9 gross)   if B == 0
+                = 0                                                   if B > 0
+    pool        = gross - reserve
     share       = pool / R               main time for this move
-    soft        = share * S/100 + byo(B)       then max(soft, M), then <= hard
+    soft        = share * S/100 + byo(B)
+                  raised to M if B > 0 or M W <= pool ("when there is time"),
+                  then lowered to hard
     hard        = min(5 share, max(T/2, share)) + byo(B)
                   <= T + byo(B) and <= ceiling(T + B)   (with byoyomi)
                   <= ceiling(T)                         (without)
@@ -83,8 +89,11 @@ MAX_SHARE_RATIO = 5.0
 #: larger, which happens only on the last move before a time control / the draw).
 MAX_MAIN_FRACTION = 0.5
 #: Without byoyomi, NetworkDelay is held back for each remaining move, but never more
-#: than this fraction of the time (see ``pool`` in the module docstring).
-MAX_RESERVE_FRACTION = 0.5
+#: than this fraction of the time (see ``pool`` in the module docstring), so a
+#: hopelessly short clock still thinks a little. Chosen by simulating sudden-death
+#: games (10 s to 300 s, latency up to NetworkDelay, MaxMovesToDraw 256): 0.5 let
+#: 60 s games flag when each move really lost 120 ms, 0.9 did not.
+MAX_RESERVE_FRACTION = 0.9
 #: Under byoyomi, NetworkDelay2 may not cut the think below this fraction of the
 #: byoyomi: with a 1-3 s byoyomi a fixed 1120 ms margin would leave almost nothing.
 BYOYOMI_MIN_FRACTION = 0.6
@@ -283,10 +292,14 @@ def moves_to_go(ply: int, movestogo: int | None = None, max_moves_to_draw: int =
         remaining_plies = max(EXPECTED_GAME_PLIES - ply, MIN_REMAINING_PLIES)
         moves = (remaining_plies + 1) // 2
     if max_moves_to_draw > 0:
-        # Our moves are at ply, ply+2, ... and the last playable ply is the limit.
-        ours = (max_moves_to_draw - ply) // 2 + 1 if ply <= max_moves_to_draw else 1
-        moves = min(moves, ours)
+        moves = min(moves, _moves_until(ply, max_moves_to_draw))
     return max(1, moves)
+
+
+def _moves_until(ply: int, last_ply: int) -> int:
+    """Our moves from ``ply`` up to ``last_ply`` inclusive (at least 1)."""
+    # Our moves are at ply, ply+2, ... and the last playable ply is the limit.
+    return (last_ply - ply) // 2 + 1 if ply <= last_ply else 1
 
 
 def deadline_ceiling(available: int, delay: int) -> int:
@@ -440,13 +453,23 @@ def plan(
     byoyomi = params.byoyomi or 0
 
     moves = moves_to_go(ply, params.movestogo, opts["MaxMovesToDraw"])
+    # The reserve must cover the moves that may still come, not just the expected
+    # ones: when the draw limit bounds the game, plan the reserve for all of them.
+    worst = moves
+    if params.movestogo is None and opts["MaxMovesToDraw"] > 0:
+        worst = max(moves, _moves_until(ply, opts["MaxMovesToDraw"]))
     gross = main + INC_WEIGHT * inc * (moves - 1)
     # Without byoyomi every future move may also lose up to NetworkDelay of main
     # time to transport, so that much is held back per move: this reserve is what
-    # keeps sudden death from flagging. It is capped at half the time so a short
-    # clock still thinks a little rather than moving blind. With byoyomi the
-    # byoyomi absorbs the transport time instead.
-    reserve = min(delay * moves, MAX_RESERVE_FRACTION * gross) if byoyomi == 0 else 0
+    # keeps sudden death from flagging. Moves beyond the expected R also bring
+    # their increment, so they need only the part of the delay it does not cover.
+    # The reserve is capped (MAX_RESERVE_FRACTION) so a short clock still thinks
+    # a little rather than moving blind. With byoyomi the byoyomi absorbs the
+    # transport time instead.
+    reserve = 0.0
+    if byoyomi == 0:
+        uncovered = max(0.0, delay - INC_WEIGHT * inc)
+        reserve = min(delay * moves + uncovered * (worst - moves), MAX_RESERVE_FRACTION * gross)
     pool = max(0.0, gross - reserve)
     share = pool / moves
     byo = byoyomi_budget(byoyomi, delay, opts["NetworkDelay2"])
@@ -463,6 +486,11 @@ def plan(
 
     # SlowMover scales only the main-time share: unused byoyomi is lost anyway.
     soft = share * opts["SlowMover"] / 100 + byo
-    soft = max(soft, opts["MinimumThinkingTime"])
+    minimum = opts["MinimumThinkingTime"]
+    # The floor applies only "when there is time": always under byoyomi (it comes
+    # back every move), otherwise only if every remaining move could have it --
+    # else, in sudden death, the floor itself would run the clock down.
+    if byoyomi > 0 or minimum * worst <= pool:
+        soft = max(soft, minimum)
     soft = min(int(soft), hard)
     return make(soft, hard)

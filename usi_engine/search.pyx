@@ -1,0 +1,727 @@
+# cython: language_level=3
+"""Iterative-deepening principal variation search.
+
+The tree search is C code that runs without the GIL.  It polls a stop flag and the
+deadlines (written by the protocol thread through `stop()`/`set_deadlines()`) every
+1024 nodes, and takes the GIL only to report progress: at the end of each iteration
+and about every 500 ms.
+
+Techniques: aspiration windows, PVS, a transposition table, null-move pruning,
+reverse futility pruning, late-move reductions, check extension, quiescence on
+captures and promotions (all evasions when in check), move ordering by TT move,
+MVV-LVA, killers and history; mate scores in plies; repetition (draw, or a loss for
+the side that checked throughout), the entering-king declaration and a maximum game
+length as terminal rules.
+
+    >>> from usi_engine.position import Position
+    >>> r = Searcher().search(Position(), depth=4)
+    >>> r.depth, r.best != 0
+    (4, True)
+"""
+from libc.stdint cimport int64_t, uint64_t
+from libc.stdlib cimport calloc, free
+from libc.string cimport memcpy, memset
+
+from usi_engine.types cimport *
+from usi_engine.bitboard cimport *
+from usi_engine.position cimport (Pos, Position, StateInfo, state, in_check, position_key,
+                                  pos_do_move, pos_undo_move, pos_do_null, pos_undo_null,
+                                  pos_repetition, pos_declaration_win, pos_copy, pos_free,
+                                  pos_reserve, REPETITION_DRAW, REPETITION_WIN,
+                                  REPETITION_LOSE)
+from usi_engine.movegen cimport GEN_LEGAL, GEN_CAPTURES, generate, gives_check
+from usi_engine.evaluate cimport evaluate, piece_value
+from usi_engine.tt cimport (TT, TTEntry, BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT,
+                            tt_resize, tt_clear, tt_free, tt_new_search, tt_probe, tt_store,
+                            tt_hashfull)
+
+cdef extern from "atomics.h" nogil:
+    int atomic_load_int(const int* p)
+    void atomic_store_int(int* p, int v)
+    int64_t atomic_load_i64(const int64_t* p)
+    void atomic_store_i64(int64_t* p, int64_t v)
+    int64_t monotonic_ns()
+
+init_tables()
+
+cdef enum:
+    MAX_PLY = 128
+    MAX_ROOT_MOVES = MAX_MOVES
+    VALUE_INFINITE = 32001
+    VALUE_MATE = 32000
+    VALUE_MATE_IN_MAX_PLY = VALUE_MATE - MAX_PLY
+    VALUE_NONE = 32002
+    QSEARCH_MAX_PLIES = 16
+    NO_DEADLINE = 0
+
+cdef int64_t INFO_INTERVAL_NS = 500000000
+
+
+cdef struct RootMove:
+    int move
+    int score
+    int previous_score
+    int seldepth
+    int pv_length
+    int pv[MAX_PLY]
+
+
+cdef struct Context:
+    Pos pos
+    TT* tt
+    int root_sp
+    uint64_t nodes
+    uint64_t node_limit
+    int max_game_ply
+    bint entering_king_rule
+    int seldepth
+    bint aborted
+    int* stop_flag
+    int64_t* soft_deadline        # absolute monotonic ns, 0 = none (written by other threads)
+    int64_t* hard_deadline
+    int64_t start_ns
+    int64_t last_info_ns
+    void* owner                   # the Searcher, for progress callbacks under the GIL
+    int current_depth
+    int killers[MAX_PLY][2]
+    int history[2][88][81]
+    int pv[MAX_PLY][MAX_PLY]
+    int pv_length[MAX_PLY]
+    RootMove* root_moves
+    int root_count
+    int pv_index
+
+
+cdef inline int mate_in(int ply) noexcept nogil:
+    return VALUE_MATE - ply
+
+
+cdef inline int mated_in(int ply) noexcept nogil:
+    return -VALUE_MATE + ply
+
+
+cdef inline int value_to_tt(int v, int ply) noexcept nogil:
+    """Mate scores are stored relative to the node, not the root."""
+    if v >= VALUE_MATE_IN_MAX_PLY:
+        return v + ply
+    if v <= -VALUE_MATE_IN_MAX_PLY:
+        return v - ply
+    return v
+
+
+cdef inline int value_from_tt(int v, int ply) noexcept nogil:
+    if v >= VALUE_MATE_IN_MAX_PLY:
+        return v - ply
+    if v <= -VALUE_MATE_IN_MAX_PLY:
+        return v + ply
+    return v
+
+
+cdef void _report_progress(Context* c) noexcept with gil:
+    cdef Searcher owner = <Searcher>c.owner
+    try:
+        owner._emit_progress()
+    except BaseException:
+        pass   # a broken callback must not kill the search
+
+
+cdef inline void poll(Context* c) noexcept nogil:
+    """Stop flag, node limit and hard deadline; periodic progress report."""
+    cdef int64_t now, hard
+    if atomic_load_int(c.stop_flag):
+        c.aborted = True
+        return
+    now = monotonic_ns()
+    hard = atomic_load_i64(c.hard_deadline)
+    if hard != NO_DEADLINE and now >= hard:
+        c.aborted = True
+        return
+    if now - c.last_info_ns >= INFO_INTERVAL_NS:
+        c.last_info_ns = now
+        _report_progress(c)
+
+
+cdef inline void count_node(Context* c) noexcept nogil:
+    c.nodes += 1
+    if c.node_limit and c.nodes >= c.node_limit:
+        c.aborted = True
+    elif (c.nodes & 1023) == 0:
+        poll(c)
+
+
+cdef inline int captured_type(const Pos* p, int m) noexcept nogil:
+    if move_is_drop(m):
+        return EMPTY
+    return piece_type(p.board[move_to(m)])
+
+
+cdef inline int moved_type(const Pos* p, int m) noexcept nogil:
+    if move_is_drop(m):
+        return move_dropped_type(m)
+    return piece_type(p.board[move_from(m)])
+
+
+cdef inline bint is_quiet(const Pos* p, int m) noexcept nogil:
+    return captured_type(p, m) == EMPTY and not move_is_promotion(m)
+
+
+cdef void score_moves(Context* c, const int* moves, int* scores, int n, int tt_move,
+                      int ply) noexcept nogil:
+    cdef const Pos* p = &c.pos
+    cdef int i, m, victim, promo_gain
+    for i in range(n):
+        m = moves[i]
+        if m == tt_move:
+            scores[i] = 1 << 30
+            continue
+        victim = captured_type(p, m)
+        promo_gain = 0
+        if move_is_promotion(m):
+            promo_gain = piece_value(moved_type(p, m) + PROMOTED) - piece_value(moved_type(p, m))
+        if victim != EMPTY or promo_gain:
+            scores[i] = (1 << 24) + 16 * (piece_value(victim) + promo_gain) \
+                        - piece_value(moved_type(p, m)) // 8
+        elif m == c.killers[ply][0]:
+            scores[i] = (1 << 23) + 1
+        elif m == c.killers[ply][1]:
+            scores[i] = 1 << 23
+        else:
+            scores[i] = c.history[p.side][move_from(m)][move_to(m)]
+
+
+cdef inline int pick_best(int* moves, int* scores, int start, int n) noexcept nogil:
+    """Selection sort step: bring the best remaining move to `start`."""
+    cdef int best = start
+    cdef int i, t
+    for i in range(start + 1, n):
+        if scores[i] > scores[best]:
+            best = i
+    if best != start:
+        t = moves[start]; moves[start] = moves[best]; moves[best] = t
+        t = scores[start]; scores[start] = scores[best]; scores[best] = t
+    return moves[start]
+
+
+cdef inline void update_pv(Context* c, int ply, int m) noexcept nogil:
+    cdef int n = c.pv_length[ply + 1]
+    c.pv[ply][0] = m
+    if n > 0:
+        memcpy(&c.pv[ply][1], &c.pv[ply + 1][0], n * sizeof(int))
+    c.pv_length[ply] = n + 1
+
+
+cdef inline void reward_quiet(Context* c, int m, int ply, int depth) noexcept nogil:
+    cdef int* h = &c.history[c.pos.side][move_from(m)][move_to(m)]
+    cdef int bonus = depth * depth
+    h[0] += bonus - h[0] * bonus // 16384      # saturates near 16384
+    if c.killers[ply][0] != m:
+        c.killers[ply][1] = c.killers[ply][0]
+        c.killers[ply][0] = m
+
+
+cdef inline void punish_quiet(Context* c, int m, int depth) noexcept nogil:
+    cdef int* h = &c.history[c.pos.side][move_from(m)][move_to(m)]
+    cdef int bonus = depth * depth
+    h[0] -= bonus + h[0] * bonus // 16384
+
+
+cdef inline int terminal_value(Context* c, int ply, bint* done) noexcept nogil:
+    """Game-rule outcomes at an interior node: repetition, declaration, move limit."""
+    cdef Pos* p = &c.pos
+    cdef int rep = pos_repetition(p, p.sp)
+    done[0] = True
+    if rep == REPETITION_DRAW:
+        return 0
+    if rep == REPETITION_WIN:
+        return mate_in(ply)
+    if rep == REPETITION_LOSE:
+        return mated_in(ply)
+    if c.entering_king_rule and pos_declaration_win(p):
+        return mate_in(ply)
+    if c.max_game_ply and p.game_ply > c.max_game_ply:
+        return 0
+    done[0] = False
+    return 0
+
+
+cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept nogil:
+    cdef Pos* p = &c.pos
+    cdef int moves[MAX_MOVES]
+    cdef int scores[MAX_MOVES]
+    cdef int n, i, m, v, best, stand_pat, victim
+    cdef bint checked = in_check(p)
+    cdef bint found
+    cdef TTEntry* e
+    cdef int tt_move = 0
+    cdef int old_alpha = alpha
+    cdef int best_move = 0
+    cdef uint64_t key = position_key(p)
+    count_node(c)
+    c.pv_length[ply] = 0
+    if c.aborted:
+        return 0
+    if ply > c.seldepth:
+        c.seldepth = ply
+    if ply >= MAX_PLY - 1:
+        return evaluate(p)
+    e = tt_probe(c.tt, key, &found)
+    if found:
+        tt_move = e.move
+        v = value_from_tt(e.value, ply)
+        if ((e.gen_bound & 3) == BOUND_EXACT or ((e.gen_bound & 3) == BOUND_LOWER and v >= beta)
+                or ((e.gen_bound & 3) == BOUND_UPPER and v <= alpha)):
+            return v
+    if checked:
+        n = generate(p, moves, GEN_LEGAL)
+        if n == 0:
+            return mated_in(ply)
+        if qply >= QSEARCH_MAX_PLIES:
+            return evaluate(p)
+        best = -VALUE_INFINITE
+        stand_pat = -VALUE_INFINITE
+    else:
+        stand_pat = evaluate(p)
+        if stand_pat >= beta or qply >= QSEARCH_MAX_PLIES:
+            return stand_pat
+        if stand_pat > alpha:
+            alpha = stand_pat
+        best = stand_pat
+        n = generate(p, moves, GEN_CAPTURES)
+    score_moves(c, moves, scores, n, tt_move, ply)
+    for i in range(n):
+        m = pick_best(moves, scores, i, n)
+        if not checked:
+            victim = captured_type(p, m)
+            # delta pruning: even winning the piece cannot lift us to alpha
+            if stand_pat + piece_value(victim) + 200 < alpha and not move_is_promotion(m):
+                continue
+        pos_do_move(p, m)
+        v = -qsearch(c, -beta, -alpha, ply + 1, qply + 1)
+        pos_undo_move(p)
+        if c.aborted:
+            return 0
+        if v > best:
+            best = v
+            if v > alpha:
+                alpha = v
+                best_move = m
+                update_pv(c, ply, m)
+                if v >= beta:
+                    break
+    tt_store(c.tt, e, key, value_to_tt(best, ply),
+             BOUND_LOWER if best >= beta else (BOUND_EXACT if best > old_alpha else BOUND_UPPER),
+             0, best_move, stand_pat if stand_pat > -VALUE_INFINITE else 0)
+    return best
+
+
+cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_node,
+                bint null_ok) noexcept nogil:
+    cdef Pos* p = &c.pos
+    cdef int moves[MAX_MOVES]
+    cdef int scores[MAX_MOVES]
+    cdef int quiets_tried[64]
+    cdef int n_quiets = 0
+    cdef int n, i, m, v, best, best_move = 0, tt_move = 0, tt_value = VALUE_NONE
+    cdef int static_eval, new_depth, reduction, searched = 0, bound
+    cdef int old_alpha = alpha
+    cdef bint checked, found, done, quiet, check_given
+    cdef TTEntry* e
+    cdef uint64_t key
+
+    if depth <= 0:
+        return qsearch(c, alpha, beta, ply, 0)
+    count_node(c)
+    c.pv_length[ply] = 0
+    if c.aborted:
+        return 0
+    if ply > c.seldepth:
+        c.seldepth = ply
+    if ply > 0:
+        v = terminal_value(c, ply, &done)
+        if done:
+            return v
+        # mate distance pruning
+        if alpha < mated_in(ply):
+            alpha = mated_in(ply)
+        if beta > mate_in(ply + 1):
+            beta = mate_in(ply + 1)
+        if alpha >= beta:
+            return alpha
+    if ply >= MAX_PLY - 1:
+        return evaluate(p)
+
+    key = position_key(p)
+    e = tt_probe(c.tt, key, &found)
+    if found:
+        tt_move = e.move
+        tt_value = value_from_tt(e.value, ply)
+        if not pv_node and e.depth - 1 >= depth:
+            bound = e.gen_bound & 3
+            if (bound == BOUND_EXACT or (bound == BOUND_LOWER and tt_value >= beta)
+                    or (bound == BOUND_UPPER and tt_value <= alpha)):
+                return tt_value
+
+    checked = in_check(p)
+    static_eval = -VALUE_INFINITE if checked else (e.eval if found else evaluate(p))
+
+    if not pv_node and not checked and abs(beta) < VALUE_MATE_IN_MAX_PLY:
+        # reverse futility: far above beta near the leaves
+        if depth <= 5 and static_eval - 150 * depth >= beta:
+            return static_eval
+        # null move: if passing still beats beta, a real move will too
+        if null_ok and depth >= 3 and static_eval >= beta:
+            reduction = 3 + depth // 4
+            pos_do_null(p)
+            v = -search(c, depth - 1 - reduction, -beta, -beta + 1, ply + 1, False, False)
+            pos_undo_null(p)
+            if c.aborted:
+                return 0
+            if v >= beta:
+                return beta if v >= VALUE_MATE_IN_MAX_PLY else v
+
+    n = generate(p, moves, GEN_LEGAL)
+    if n == 0:
+        return mated_in(ply)
+    if ply == 0:
+        n = _root_moves_into(c, moves)
+    score_moves(c, moves, scores, n, tt_move, ply)
+    best = -VALUE_INFINITE
+    for i in range(n):
+        m = pick_best(moves, scores, i, n) if ply else moves[i]
+        quiet = is_quiet(p, m)
+        check_given = gives_check(p, m)
+        # check extension, bounded so that perpetual-check lines cannot run away
+        new_depth = depth - 1 + (1 if check_given and ply < 2 * c.current_depth else 0)
+        pos_do_move(p, m)
+        if searched == 0:
+            v = -search(c, new_depth, -beta, -alpha, ply + 1, pv_node, True)
+        else:
+            reduction = 0
+            if depth >= 3 and searched >= 3 and quiet and not checked and not check_given:
+                reduction = 1 + (searched >= 8) + (depth >= 8 and searched >= 16) - pv_node
+                if reduction < 0:
+                    reduction = 0
+            v = -search(c, new_depth - reduction, -alpha - 1, -alpha, ply + 1, False, True)
+            if v > alpha and reduction:
+                v = -search(c, new_depth, -alpha - 1, -alpha, ply + 1, False, True)
+            if v > alpha and pv_node and v < beta:
+                v = -search(c, new_depth, -beta, -alpha, ply + 1, True, True)
+        pos_undo_move(p)
+        if c.aborted:
+            return 0
+        searched += 1
+        if ply == 0:
+            _record_root_move(c, m, v, alpha, searched == 1)
+        if v > best:
+            best = v
+            if v > alpha:
+                best_move = m
+                alpha = v
+                update_pv(c, ply, m)
+                if v >= beta:
+                    if quiet:
+                        reward_quiet(c, m, ply, depth)
+                        for i in range(n_quiets):
+                            punish_quiet(c, quiets_tried[i], depth)
+                    break
+        if quiet and n_quiets < 64:
+            quiets_tried[n_quiets] = m
+            n_quiets += 1
+
+    if best >= beta:
+        bound = BOUND_LOWER
+    elif pv_node and best > old_alpha:
+        bound = BOUND_EXACT
+    else:
+        bound = BOUND_UPPER
+    tt_store(c.tt, e, key, value_to_tt(best, ply), bound, depth, best_move,
+             static_eval if static_eval > -VALUE_INFINITE else 0)
+    return best
+
+
+cdef int _root_moves_into(Context* c, int* moves) noexcept nogil:
+    """At the root, search the root-move list (searchmoves, MultiPV exclusions) in
+    its current order instead of the generated list."""
+    cdef int i, k = 0
+    for i in range(c.pv_index, c.root_count):
+        moves[k] = c.root_moves[i].move
+        k += 1
+    return k
+
+
+cdef void _record_root_move(Context* c, int m, int v, int alpha, bint first) noexcept nogil:
+    cdef int i
+    cdef RootMove* rm
+    for i in range(c.pv_index, c.root_count):
+        rm = &c.root_moves[i]
+        if rm.move != m:
+            continue
+        if first or v > alpha:
+            rm.score = v
+            rm.seldepth = c.seldepth
+            rm.pv[0] = m
+            rm.pv_length = 1
+            if c.pv_length[1] > 0:
+                memcpy(&rm.pv[1], &c.pv[1][0], c.pv_length[1] * sizeof(int))
+                rm.pv_length = 1 + c.pv_length[1]
+        else:
+            rm.score = -VALUE_INFINITE
+        return
+
+
+cdef void _sort_root_moves(Context* c, int start) noexcept nogil:
+    """Stable insertion sort by score, best first."""
+    cdef int i, j
+    cdef RootMove tmp
+    for i in range(start + 1, c.root_count):
+        if c.root_moves[i].score <= c.root_moves[i - 1].score:
+            continue
+        memcpy(&tmp, &c.root_moves[i], sizeof(RootMove))
+        j = i
+        while j > start and c.root_moves[j - 1].score < tmp.score:
+            memcpy(&c.root_moves[j], &c.root_moves[j - 1], sizeof(RootMove))
+            j -= 1
+        memcpy(&c.root_moves[j], &tmp, sizeof(RootMove))
+
+
+class SearchResult:
+    """Outcome of `Searcher.search`: best and ponder moves (0 when none), score from the
+    side to move's view (score_mate in plies when a mate was found, else None), depth
+    reached, node count, time, principal variation."""
+    __slots__ = ("best", "ponder", "score_cp", "score_mate", "depth", "seldepth", "nodes",
+                 "time_ms", "pv")
+
+    def __init__(self, best=0, ponder=0, score_cp=0, score_mate=None, depth=0, seldepth=0,
+                 nodes=0, time_ms=0, pv=()):
+        self.best, self.ponder, self.score_cp, self.score_mate = best, ponder, score_cp, score_mate
+        self.depth, self.seldepth, self.nodes, self.time_ms = depth, seldepth, nodes, time_ms
+        self.pv = list(pv)
+
+    def __repr__(self):
+        return ("SearchResult(best={0.best}, score_cp={0.score_cp}, score_mate={0.score_mate}, "
+                "depth={0.depth}, nodes={0.nodes})".format(self))
+
+
+def _score_fields(int v) -> dict:
+    if v >= VALUE_MATE_IN_MAX_PLY:
+        return {"score_mate": VALUE_MATE - v}
+    if v <= -VALUE_MATE_IN_MAX_PLY:
+        return {"score_mate": -(VALUE_MATE + v)}
+    return {"score_cp": v}
+
+
+cdef class Searcher:
+    """Owns the transposition table and histories; runs one search at a time.
+
+    `search` blocks the calling thread (with the GIL released inside); `stop` and
+    `set_deadlines` may be called from any other thread meanwhile.
+    """
+    cdef TT tt
+    cdef Context* ctx
+    cdef int stop_flag
+    cdef int64_t soft_deadline
+    cdef int64_t hard_deadline
+    cdef object on_info
+    cdef int multipv
+    cdef bint searching
+
+    def __cinit__(self):
+        memset(&self.tt, 0, sizeof(TT))
+        self.ctx = <Context*>calloc(1, sizeof(Context))
+        if self.ctx == NULL:
+            raise MemoryError()
+        self.ctx.root_moves = <RootMove*>calloc(MAX_ROOT_MOVES, sizeof(RootMove))
+        if self.ctx.root_moves == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        tt_free(&self.tt)
+        if self.ctx != NULL:
+            pos_free(&self.ctx.pos)
+            free(self.ctx.root_moves)
+            free(self.ctx)
+
+    def set_hash(self, int megabytes) -> None:
+        """(Re)allocate the transposition table; MemoryError keeps the old one."""
+        if megabytes < 1:
+            raise ValueError("hash size must be at least 1 MB")
+        if self.tt.table != NULL and self.tt.buckets == ((<uint64_t>megabytes << 20) // 64):
+            return
+        if tt_resize(&self.tt, megabytes) != 0:
+            raise MemoryError(f"cannot allocate a {megabytes} MB hash table")
+
+    def new_game(self) -> None:
+        """Forget everything learnt: TT, killers, history."""
+        if self.tt.table != NULL:
+            tt_clear(&self.tt)
+        memset(self.ctx.killers, 0, sizeof(self.ctx.killers))
+        memset(self.ctx.history, 0, sizeof(self.ctx.history))
+
+    def hashfull(self) -> int:
+        return tt_hashfull(&self.tt) if self.tt.table != NULL else 0
+
+    def stop(self) -> None:
+        """Ask the running search to return as soon as possible (thread-safe)."""
+        atomic_store_int(&self.stop_flag, 1)
+
+    def set_deadlines(self, soft_ms, hard_ms) -> None:
+        """Replace the time limits, in ms from now; None means no limit (thread-safe)."""
+        cdef int64_t now = monotonic_ns()
+        atomic_store_i64(&self.soft_deadline,
+                         NO_DEADLINE if soft_ms is None else now + <int64_t>(max(soft_ms, 0) * 1000000))
+        atomic_store_i64(&self.hard_deadline,
+                         NO_DEADLINE if hard_ms is None else now + <int64_t>(max(hard_ms, 0) * 1000000))
+
+    def search(self, Position position not None, *, int depth=0, long long nodes=0,
+               soft_ms=None, hard_ms=None, int multipv=1, searchmoves=None,
+               int max_game_ply=0, bint entering_king_rule=True, on_info=None):
+        """Search position (which is not modified) and return a SearchResult."""
+        cdef Context* c = self.ctx
+        cdef int moves[MAX_MOVES]
+        cdef int n, i, d, max_depth
+        cdef set allowed
+        if self.tt.table == NULL:
+            self.set_hash(16)
+        if pos_copy(&c.pos, &position.pos) != 0 or not pos_reserve(&c.pos, MAX_PLY + 16):
+            raise MemoryError()
+        n = generate(&c.pos, moves, GEN_LEGAL)
+        if searchmoves:
+            allowed = set(searchmoves)
+            n = _filter_moves(moves, n, allowed)
+        c.root_count = n
+        for i in range(n):
+            memset(&c.root_moves[i], 0, sizeof(RootMove))
+            c.root_moves[i].move = moves[i]
+            c.root_moves[i].score = -VALUE_INFINITE
+            c.root_moves[i].previous_score = -VALUE_INFINITE
+            c.root_moves[i].pv[0] = moves[i]
+            c.root_moves[i].pv_length = 1
+        if n == 0:
+            return SearchResult()
+        self.stop_flag = 0
+        self.set_deadlines(soft_ms, hard_ms)
+        c.tt = &self.tt
+        c.root_sp = c.pos.sp
+        c.nodes = 0
+        c.node_limit = nodes if nodes > 0 else 0
+        c.max_game_ply = max_game_ply
+        c.entering_king_rule = entering_king_rule
+        c.stop_flag = &self.stop_flag
+        c.soft_deadline = &self.soft_deadline
+        c.hard_deadline = &self.hard_deadline
+        c.start_ns = monotonic_ns()
+        c.last_info_ns = c.start_ns
+        c.owner = <void*>self
+        c.aborted = False
+        c.seldepth = 0
+        self.on_info = on_info
+        self.multipv = max(1, min(multipv, n))
+        max_depth = depth if 0 < depth < MAX_PLY - 8 else MAX_PLY - 8
+        tt_new_search(&self.tt)
+        completed = 0
+        for d in range(1, max_depth + 1):
+            c.current_depth = d
+            with nogil:
+                self._iterate(d)
+            if c.aborted and d > 1:
+                break
+            completed = d
+            self._emit_iteration(d)
+            if c.aborted or self._soft_deadline_passed() or self._mate_settled(d):
+                break
+        return self._result(completed)
+
+    cdef void _iterate(self, int depth) noexcept nogil:
+        """One iteration of iterative deepening, every MultiPV line, with aspiration."""
+        cdef Context* c = self.ctx
+        cdef int k, v, alpha, beta, delta, prev
+        for k in range(c.root_count):
+            c.root_moves[k].previous_score = c.root_moves[k].score
+        for k in range(self.multipv):
+            c.pv_index = k
+            prev = c.root_moves[k].previous_score
+            delta = 40
+            if depth >= 4 and abs(prev) < VALUE_MATE_IN_MAX_PLY:
+                alpha = max(prev - delta, -VALUE_INFINITE)
+                beta = min(prev + delta, VALUE_INFINITE)
+            else:
+                alpha = -VALUE_INFINITE
+                beta = VALUE_INFINITE
+            while True:
+                c.seldepth = 0
+                v = search(c, depth, alpha, beta, 0, True, False)
+                _sort_root_moves(c, k)
+                if c.aborted:
+                    return
+                if v <= alpha:
+                    beta = (alpha + beta) // 2
+                    alpha = max(v - delta, -VALUE_INFINITE)
+                elif v >= beta:
+                    beta = min(v + delta, VALUE_INFINITE)
+                else:
+                    break
+                delta += delta // 2 + 20
+            _sort_root_moves(c, 0)
+
+    cdef bint _soft_deadline_passed(self):
+        cdef int64_t soft = atomic_load_i64(&self.soft_deadline)
+        return soft != NO_DEADLINE and monotonic_ns() >= soft
+
+    cdef bint _mate_settled(self, int depth):
+        # a mate found with every reply searched needs no deeper iteration
+        cdef int v = self.ctx.root_moves[0].score
+        return (abs(v) >= VALUE_MATE_IN_MAX_PLY and self.multipv == 1
+                and VALUE_MATE - abs(v) <= depth)
+
+    def _elapsed_ms(self) -> int:
+        return (monotonic_ns() - self.ctx.start_ns) // 1000000
+
+    def _line_info(self, int index, int depth) -> dict:
+        cdef Context* c = self.ctx
+        cdef RootMove* rm = &c.root_moves[index]
+        cdef int v = rm.score if rm.score != -VALUE_INFINITE else rm.previous_score
+        elapsed = max(self._elapsed_ms(), 0)
+        info = {"depth": depth, "seldepth": max(rm.seldepth, depth), "nodes": c.nodes,
+                "nps": c.nodes * 1000 // elapsed if elapsed > 0 else c.nodes * 1000,
+                "time_ms": elapsed, "hashfull": self.hashfull(), "multipv": index + 1,
+                "pv": [rm.pv[i] for i in range(rm.pv_length)], "bound": None}
+        if v == -VALUE_INFINITE:
+            info["score_cp"] = 0
+        else:
+            info.update(_score_fields(v))
+        return info
+
+    def _emit_iteration(self, int depth) -> None:
+        if self.on_info is None:
+            return
+        for k in range(self.multipv):
+            self.on_info(self._line_info(k, depth))
+
+    def _emit_progress(self) -> None:
+        if self.on_info is None:
+            return
+        info = self._line_info(0, max(self.ctx.current_depth - 1, 1))
+        info["depth"] = self.ctx.current_depth
+        info["seldepth"] = max(self.ctx.seldepth, self.ctx.current_depth)
+        self.on_info(info)
+
+    def _result(self, int completed) -> SearchResult:
+        cdef Context* c = self.ctx
+        cdef RootMove* rm = &c.root_moves[0]
+        cdef int v = rm.score if rm.score != -VALUE_INFINITE else rm.previous_score
+        pv = [rm.pv[i] for i in range(rm.pv_length)]
+        fields = _score_fields(v) if v != -VALUE_INFINITE else {"score_cp": 0}
+        return SearchResult(best=rm.move, ponder=pv[1] if len(pv) > 1 else 0,
+                            score_cp=fields.get("score_cp", 0),
+                            score_mate=fields.get("score_mate"), depth=completed,
+                            seldepth=max(rm.seldepth, completed), nodes=c.nodes,
+                            time_ms=self._elapsed_ms(), pv=pv)
+
+
+cdef int _filter_moves(int* moves, int n, set allowed):
+    cdef int i, k = 0
+    for i in range(n):
+        if moves[i] in allowed:
+            moves[k] = moves[i]
+            k += 1
+    return k
