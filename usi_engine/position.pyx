@@ -563,7 +563,9 @@ cdef _parse_sfen_into(Pos* p, str text):
 
 cdef inline bint _small_move(object move):
     """True for an int that fits a move value (moves are 15-bit)."""
-    return isinstance(move, int) and 0 < move <= 0x7FFF
+    if type(move) is int or isinstance(move, int):
+        return 0 < move <= 0x7FFF
+    return False
 
 
 # ---- the Python API ------------------------------------------------------------------------
@@ -757,9 +759,9 @@ cdef class Position:
 
     def push(self, move) -> None:
         """Play a legal move; ValueError (position unchanged) if it is not legal."""
-        if not self.is_legal(move):
+        if not (_small_move(move) and is_legal(&self.pos, move)):
             raise ValueError(f"illegal move {move} in {self.sfen()}")
-        if not pos_reserve(&self.pos, 1):
+        if self.pos.sp + 1 >= self.pos.capacity and not pos_reserve(&self.pos, 1):
             raise MemoryError()
         pos_do_move(&self.pos, move)
 
