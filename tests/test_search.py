@@ -1,0 +1,177 @@
+"""The search core: results are legal, mates are found with exact distances, game
+rules reach the score, limits and stop are obeyed, fixed-depth runs are deterministic."""
+import threading
+import time
+
+import pytest
+
+from usi_engine.position import Position, move_to_usi
+from usi_engine.search import Searcher
+
+MATE_IN_1 = "4k4/9/4P4/9/9/9/9/9/4K4 b G 1"
+MATE_IN_3_TSUME = "3sks3/9/4S4/9/9/B8/9/9/9 b S2rb4g4n4l18p 1"   # Koten 3-ply
+MIDGAME = "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1"
+
+
+@pytest.fixture(scope="module")
+def searcher():
+    s = Searcher()
+    s.set_hash(16)
+    return s
+
+
+def test_best_move_is_legal_at_every_depth(searcher):
+    pos = Position()
+    for depth in range(1, 6):
+        result = searcher.search(pos, depth=depth)
+        assert result.best in pos.legal_moves()
+        assert result.depth == depth
+
+
+def test_search_does_not_modify_the_position(searcher):
+    pos = Position(MIDGAME)
+    before = (pos.sfen(), pos.key, pos.history_length)
+    searcher.search(pos, depth=4)
+    assert (pos.sfen(), pos.key, pos.history_length) == before
+
+
+def test_mate_in_one_is_found_with_distance_one(searcher):
+    result = searcher.search(Position(MATE_IN_1), depth=3)
+    assert move_to_usi(result.best) == "G*5b"
+    assert result.score_mate == 1
+
+
+def test_mate_in_three_without_an_attacking_king(searcher):
+    result = searcher.search(Position(MATE_IN_3_TSUME), depth=5)
+    assert result.score_mate == 3
+    pos = Position(MATE_IN_3_TSUME)
+    for m in result.pv:
+        pos.push(m)
+    assert pos.is_checkmate()
+
+
+def test_being_mated_gives_a_negative_mate_score(searcher):
+    pos = Position(MATE_IN_1.replace(" b ", " w "))   # white to move, black threatens G*5b
+    result = searcher.search(pos, depth=4)
+    assert result.score_mate is None or result.score_mate < 0 or result.score_cp < 0
+
+
+def test_no_legal_move_gives_no_best_move(searcher):
+    result = searcher.search(Position("4k4/4G4/4P4/9/9/9/9/9/4K4 w - 1"), depth=3)
+    assert result.best == 0
+
+
+def test_principal_variation_is_a_legal_line(searcher):
+    pos = Position(MIDGAME)
+    result = searcher.search(pos, depth=5)
+    for m in result.pv:
+        assert m in pos.legal_moves()
+        pos.push(m)
+    assert result.ponder == (result.pv[1] if len(result.pv) > 1 else 0)
+
+
+def test_fixed_depth_node_count_is_deterministic():
+    counts = set()
+    for _ in range(2):
+        s = Searcher()
+        s.set_hash(16)
+        counts.add(s.search(Position(MIDGAME), depth=5).nodes)
+    assert len(counts) == 1
+
+
+def test_searchmoves_restricts_the_root(searcher):
+    pos = Position()
+    allowed = [pos.parse_usi("1g1f"), pos.parse_usi("9g9f")]
+    result = searcher.search(pos, depth=4, searchmoves=allowed)
+    assert result.best in allowed
+
+
+def test_multipv_reports_distinct_first_moves(searcher):
+    lines = {}
+    searcher.search(Position(), depth=4, multipv=3,
+                    on_info=lambda info: lines.__setitem__(info["multipv"], info["pv"][0]))
+    assert sorted(lines) == [1, 2, 3]
+    assert len(set(lines.values())) == 3
+
+
+def test_node_limit_is_obeyed(searcher):
+    result = searcher.search(Position(MIDGAME), nodes=5000)
+    assert 0 < result.nodes <= 5000 + 1
+    assert result.best in Position(MIDGAME).legal_moves()
+
+
+def test_hard_deadline_is_obeyed(searcher):
+    start = time.perf_counter()
+    result = searcher.search(Position(MIDGAME), hard_ms=100)
+    assert time.perf_counter() - start < 0.2
+    assert result.best != 0
+
+
+def test_stop_from_another_thread_ends_an_infinite_search(searcher):
+    threading.Timer(0.1, searcher.stop).start()
+    start = time.perf_counter()
+    result = searcher.search(Position(MIDGAME))
+    assert time.perf_counter() - start < 0.2
+    assert result.best in Position(MIDGAME).legal_moves()
+
+
+def test_set_deadlines_from_another_thread_takes_effect(searcher):
+    threading.Timer(0.05, searcher.set_deadlines, args=(30, 60)).start()
+    start = time.perf_counter()
+    searcher.search(Position(MIDGAME))
+    assert time.perf_counter() - start < 0.25
+
+
+def test_progress_is_reported_at_iteration_ends(searcher):
+    infos = []
+    searcher.search(Position(), depth=5, on_info=infos.append)
+    depths = [i["depth"] for i in infos if "pv" in i]
+    assert depths[-1] == 5 and depths == sorted(depths)
+    assert all({"nodes", "nps", "time_ms", "hashfull", "pv"} <= set(i) for i in infos)
+
+
+def test_a_failing_callback_does_not_kill_the_search(searcher):
+    def broken(_info):
+        raise RuntimeError("boom")
+    with pytest.raises(RuntimeError):
+        searcher.search(Position(), depth=2, on_info=broken)
+    assert searcher.search(Position(), depth=2).best != 0
+
+
+def test_perpetual_check_is_scored_as_a_loss_for_the_checker(searcher):
+    # Black's only tries are rook checks that repeat; after 3c3a 1a1b 3a3b 1b1a the
+    # position recurs with black having checked throughout.
+    pos = Position("8k/9/6R2/9/9/9/9/9/K8 b - 1")
+    for u in ["3c3a", "1a1b", "3a3b", "1b1a"]:
+        pos.push_usi(u)
+    result = searcher.search(pos, depth=3, searchmoves=[pos.parse_usi("3b3a")])
+    assert result.score_mate is not None and result.score_mate < 0
+
+
+def test_entering_king_declaration_is_a_win_in_search(searcher):
+    # black can declare after any quiet king-side move keeps the conditions
+    pos = Position("K+R+B+P+P+P+P+P+P/6+P+P+P/9/9/9/9/9/9/k8 w RB2G2S2N 1")
+    result = searcher.search(pos, depth=2)
+    assert result.score_mate is not None and result.score_mate < 0
+
+
+def test_max_game_ply_turns_the_horizon_into_a_draw(searcher):
+    pos = Position(MIDGAME.replace(" 1", " 300"))
+    result = searcher.search(pos, depth=3, max_game_ply=300)
+    assert result.score_cp == 0 or result.score_mate is not None
+
+
+def test_hash_can_be_resized_and_cleared(searcher):
+    searcher.set_hash(2)
+    searcher.search(Position(), depth=5)
+    assert searcher.hashfull() > 0
+    searcher.new_game()
+    assert searcher.hashfull() == 0
+    searcher.set_hash(16)
+
+
+def test_tiny_hash_keeps_working_when_full():
+    s = Searcher()
+    s.set_hash(1)
+    result = s.search(Position(MIDGAME), depth=6)
+    assert result.best != 0 and s.hashfull() > 900
