@@ -8,7 +8,7 @@ import os
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-MODULES = ["position", "movegen", "tt", "evaluate", "search"]
+MODULES = ["position", "movegen", "tt", "evaluate", "search", "mate"]
 
 compile_args = ["-O3", "-fno-strict-aliasing"]
 if os.environ.get("USI_ENGINE_NATIVE") == "1":

@@ -149,6 +149,23 @@ cdef void pos_do_move(Pos* p, int m) noexcept nogil:
     st.plies_from_null = prev.plies_from_null + 1
 
 
+cdef uint64_t pos_board_key_after(const Pos* p, int m) noexcept nogil:
+    """Board key (pieces and side, not hands) of the position after the legal move m."""
+    cdef uint64_t key = p.stack[p.sp].board_key ^ ZOBRIST_SIDE
+    cdef int to = move_to(m)
+    cdef int frm, pc
+    if move_is_drop(m):
+        return key ^ ZOBRIST_BOARD[make_piece(p.side, move_dropped_type(m))][to]
+    frm = move_from(m)
+    pc = p.board[frm]
+    if p.board[to] != EMPTY:
+        key ^= ZOBRIST_BOARD[p.board[to]][to]
+    key ^= ZOBRIST_BOARD[pc][frm]
+    if move_is_promotion(m):
+        pc += PROMOTED
+    return key ^ ZOBRIST_BOARD[pc][to]
+
+
 cdef void pos_do_null(Pos* p) noexcept nogil:
     """Pass the turn (for null-move pruning; never while in check)."""
     if p.sp + 1 >= p.capacity:

@@ -1,0 +1,98 @@
+"""df-pn tsume solver: exact short mates, verified lines, no false nomate, bounded table."""
+import threading
+import time
+
+import pytest
+
+from usi_engine.position import Position, move_to_usi
+from usi_engine.mate import MateSolver
+
+MATE_IN_1 = "4k4/9/4P4/9/9/9/9/9/9 b G 1"
+KOTEN_3 = "3sks3/9/4S4/9/9/B8/9/9/9 b S2rb4g4n4l18p 1"
+FUTAKAMI_11 = "7nl/6s2/5N2k/6G2/9/9/9/9/9 b 2RG2b2g3s2n3l18p 1"
+
+
+@pytest.fixture
+def solver():
+    s = MateSolver()
+    s.set_hash(16)
+    return s
+
+
+def replay_is_mate(sfen, pv):
+    pos = Position(sfen)
+    for ply, m in enumerate(pv):
+        if ply % 2 == 0:
+            assert pos.gives_check(m)
+        pos.push(m)
+    return pos.is_checkmate() and len(pv) % 2 == 1
+
+
+def test_mate_in_one_by_drop(solver):
+    result = solver.solve(Position(MATE_IN_1))
+    assert result.status == "mate" and result.usi() == "checkmate G*5b"
+
+
+def test_classic_three_ply_has_its_published_length(solver):
+    result = solver.solve(Position(KOTEN_3), time_ms=5000)
+    assert result.status == "mate" and len(result.pv) == 3
+    assert replay_is_mate(KOTEN_3, result.pv)
+
+
+def test_eleven_ply_composition_is_solved_with_a_verified_line(solver):
+    result = solver.solve(Position(FUTAKAMI_11), time_ms=20000)
+    assert result.status == "mate"
+    assert replay_is_mate(FUTAKAMI_11, result.pv)
+
+
+def test_no_check_available_is_nomate(solver):
+    assert solver.solve(Position("4k4/9/9/9/9/9/9/9/4K4 b - 1")).usi() == "checkmate nomate"
+
+
+def test_checks_that_run_out_are_nomate(solver):
+    # one gold to drop, the king walks away
+    result = solver.solve(Position("4k4/9/9/9/9/9/9/9/9 b G 1"), time_ms=5000)
+    assert result.status == "nomate"
+
+
+def test_pawn_drop_mate_is_not_a_mate(solver):
+    # the only mating try is P*1b, which is illegal (uchifuzume)
+    result = solver.solve(Position("8k/6Sg1/9/5B1N1/9/9/9/9/4K4 b P 1"), time_ms=5000)
+    assert result.status != "mate" or move_to_usi(result.pv[0]) != "P*1b"
+
+
+def test_perpetual_check_is_not_a_mate(solver):
+    # a lone rook can check forever but never mate: never a false mate, never a crash
+    result = solver.solve(Position("8k/9/6R2/9/9/9/9/9/K8 b - 1"), time_ms=3000)
+    assert result.status in ("nomate", "timeout")
+
+
+def test_time_limit_is_obeyed(solver):
+    start = time.perf_counter()
+    result = solver.solve(Position("8k/9/9/9/9/9/9/9/9 b R2GSr2b2g3s4n4l18p 1"), time_ms=300)
+    assert time.perf_counter() - start < 0.6
+    assert result.status in ("mate", "timeout")
+
+
+def test_stop_from_another_thread(solver):
+    threading.Timer(0.1, solver.stop).start()
+    start = time.perf_counter()
+    solver.solve(Position("8k/9/9/9/9/9/9/9/9 b R2GSr2b2g3s4n4l18p 1"))
+    assert time.perf_counter() - start < 0.5
+
+
+def test_tiny_table_keeps_running_when_full():
+    s = MateSolver()
+    s.set_hash(1)
+    result = s.solve(Position(FUTAKAMI_11), time_ms=3000)
+    assert result.status in ("mate", "timeout")
+    if result.status == "mate":
+        assert replay_is_mate(FUTAKAMI_11, result.pv)
+    assert s.hashfull() > 500
+
+
+def test_solver_does_not_modify_the_position(solver):
+    pos = Position(FUTAKAMI_11)
+    before = (pos.sfen(), pos.key)
+    solver.solve(pos, time_ms=2000)
+    assert (pos.sfen(), pos.key) == before

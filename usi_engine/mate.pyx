@@ -1,0 +1,540 @@
+# cython: language_level=3
+"""df-pn tsume solver (`go mate`): proof-number search over checking moves (OR nodes,
+attacker to move) and evasions (AND nodes, defender to move).
+
+- The transposition table is keyed by board (pieces + side) and the attacker's hand,
+  and uses hand dominance: a position proven with hand H is proven for any hand
+  holding at least H; one disproven with hand H is disproven for any hand holding at
+  most H (the defender holds everything else, so it only gets weaker as H grows).
+- Repetition: reaching a position already on the current path is not a mate (all
+  attacker moves are checks, so it is perpetual check).  Such disproofs depend on the
+  path; they are flagged, and a root disproved only through them is reported as
+  `timeout`, never `nomate`.
+- Pawn-drop mate is excluded by the move generator; positions without the attacker's
+  king are fine.
+- The table is bounded by its size in MB; when a bucket is full the entry that cost
+  least to compute is replaced, so the search keeps running indefinitely.
+- Every reported line is replayed before it is returned: each attacker move checks,
+  the last position is mate, and the length is odd.
+
+    >>> from usi_engine.position import Position
+    >>> MateSolver().solve(Position("4k4/9/4P4/9/9/9/9/9/9 b G 1")).usi()
+    'checkmate G*5b'
+"""
+from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free
+from libc.string cimport memset
+
+from usi_engine.types cimport *
+from usi_engine.bitboard cimport *
+from usi_engine.position cimport (Pos, Position, state, in_check, pos_do_move, pos_undo_move,
+                                  pos_copy, pos_free, pos_reserve, pos_board_key_after,
+                                  hand_unit, hand_covers)
+from usi_engine.movegen cimport GEN_CHECKS, GEN_LEGAL, generate
+
+cdef extern from "atomics.h" nogil:
+    int atomic_load_int(const int* p)
+    void atomic_store_int(int* p, int v)
+    int64_t atomic_load_i64(const int64_t* p)
+    void atomic_store_i64(int64_t* p, int64_t v)
+    int64_t monotonic_ns()
+
+init_tables()
+
+cdef enum:
+    BUCKET = 8
+    FLAG_PATH = 1            # the disproof relies on a repetition on some path
+    ARENA_SIZE = 1 << 18     # children of every node on the current path
+    PATH_SLOTS = 1 << 14     # open-addressed set of (board, hand) on the current path
+    MAX_PATH = 4000
+
+cdef uint32_t INF = 1 << 30
+cdef uint64_t WORK_CAP = 4000000000ULL
+cdef int64_t INFO_INTERVAL_NS = 500000000
+
+
+cdef struct MateEntry:
+    uint64_t key
+    uint32_t hand            # attacker's hand
+    uint32_t pn
+    uint32_t dn
+    uint32_t work            # nodes spent under this entry (replacement priority)
+    uint16_t length          # proven: plies to mate from here
+    uint8_t flags
+    uint8_t used
+
+
+cdef struct Child:
+    int move
+    uint64_t key
+    uint32_t hand
+    uint32_t pn
+    uint32_t dn
+    int length
+    int flags
+
+
+cdef struct Solver:
+    Pos pos
+    int attacker
+    MateEntry* table
+    uint64_t buckets
+    Child* arena
+    int arena_top
+    uint64_t* path
+    int path_depth
+    uint64_t nodes
+    uint64_t node_limit
+    bint aborted
+    bint overflow
+    int* stop_flag
+    int64_t* deadline
+    int64_t start_ns
+    int64_t last_info_ns
+    void* owner
+    int max_ply
+
+
+cdef inline uint32_t sat_add(uint32_t a, uint32_t b) noexcept nogil:
+    cdef uint64_t s = <uint64_t>a + b
+    return INF if s >= INF else <uint32_t>s
+
+
+cdef inline MateEntry* _bucket(Solver* s, uint64_t key) noexcept nogil:
+    return &s.table[(<uint64_t>(((<bb_t>key) * s.buckets) >> 64)) * BUCKET]
+
+
+cdef void tt_look(Solver* s, uint64_t key, uint32_t hand, Child* c) noexcept nogil:
+    """Fill c.pn/dn/length/flags from the table, using hand dominance."""
+    cdef MateEntry* b = _bucket(s, key)
+    cdef MateEntry* exact = NULL
+    cdef int i
+    for i in range(BUCKET):
+        if not b[i].used or b[i].key != key:
+            continue
+        if b[i].pn == 0 and hand_covers(hand, b[i].hand):
+            c.pn = 0; c.dn = INF; c.length = b[i].length; c.flags = 0
+            return
+        if b[i].dn == 0 and (b[i].hand == hand or
+                             (not (b[i].flags & FLAG_PATH) and hand_covers(b[i].hand, hand))):
+            c.pn = INF; c.dn = 0; c.length = 0; c.flags = b[i].flags
+            return
+        if b[i].hand == hand:
+            exact = &b[i]
+    if exact != NULL:
+        c.pn = exact.pn; c.dn = exact.dn; c.length = exact.length; c.flags = exact.flags
+    else:
+        c.pn = 1; c.dn = 1; c.length = 0; c.flags = 0
+
+
+cdef void tt_put(Solver* s, uint64_t key, uint32_t hand, uint32_t pn, uint32_t dn,
+                 int length, int flags, uint64_t work) noexcept nogil:
+    cdef MateEntry* b = _bucket(s, key)
+    cdef MateEntry* victim = NULL
+    cdef uint64_t priority, lowest = <uint64_t>-1
+    cdef int i
+    for i in range(BUCKET):
+        if b[i].used and b[i].key == key and b[i].hand == hand:
+            victim = &b[i]
+            work += b[i].work
+            break
+    if victim == NULL:
+        for i in range(BUCKET):
+            if not b[i].used:
+                victim = &b[i]
+                break
+            # solved entries are worth more than their work suggests
+            priority = b[i].work + (1 << 20 if (b[i].pn == 0 or b[i].dn == 0) else 0)
+            if priority < lowest:
+                lowest = priority
+                victim = &b[i]
+    victim.key = key
+    victim.hand = hand
+    victim.pn = pn
+    victim.dn = dn
+    victim.length = length if length < 65535 else 65535
+    victim.flags = flags
+    victim.work = <uint32_t>(work if work < WORK_CAP else WORK_CAP)
+    victim.used = 1
+
+
+cdef inline uint64_t path_id(uint64_t key, uint32_t hand) noexcept nogil:
+    return (key ^ (<uint64_t>hand * 0x9E3779B97F4A7C15ULL)) | 1
+
+
+cdef bint path_contains(Solver* s, uint64_t id) noexcept nogil:
+    cdef uint32_t i = <uint32_t>(id >> 40) & (PATH_SLOTS - 1)
+    while s.path[i]:
+        if s.path[i] == id:
+            return True
+        i = (i + 1) & (PATH_SLOTS - 1)
+    return False
+
+
+cdef void path_add(Solver* s, uint64_t id) noexcept nogil:
+    cdef uint32_t i = <uint32_t>(id >> 40) & (PATH_SLOTS - 1)
+    while s.path[i]:
+        i = (i + 1) & (PATH_SLOTS - 1)
+    s.path[i] = id
+    s.path_depth += 1
+
+
+cdef void path_remove(Solver* s, uint64_t id) noexcept nogil:
+    """Linear-probing delete: remove id, then re-place the rest of its cluster."""
+    cdef uint32_t i = <uint32_t>(id >> 40) & (PATH_SLOTS - 1)
+    cdef uint32_t j
+    cdef uint64_t moved
+    while s.path[i] != id:
+        i = (i + 1) & (PATH_SLOTS - 1)
+    s.path[i] = 0
+    j = (i + 1) & (PATH_SLOTS - 1)
+    while s.path[j]:
+        moved = s.path[j]
+        s.path[j] = 0
+        s.path_depth -= 1
+        path_add(s, moved)
+        j = (j + 1) & (PATH_SLOTS - 1)
+    s.path_depth -= 1
+
+
+cdef void _report(Solver* s) noexcept with gil:
+    cdef MateSolver owner = <MateSolver>s.owner
+    try:
+        owner._emit_progress()
+    except BaseException:
+        pass
+
+
+cdef inline void count_node(Solver* s) noexcept nogil:
+    cdef int64_t now, deadline
+    s.nodes += 1
+    if s.node_limit and s.nodes >= s.node_limit:
+        s.aborted = True
+    elif (s.nodes & 1023) == 0:
+        if atomic_load_int(s.stop_flag):
+            s.aborted = True
+            return
+        now = monotonic_ns()
+        deadline = atomic_load_i64(s.deadline)
+        if deadline and now >= deadline:
+            s.aborted = True
+        elif now - s.last_info_ns >= INFO_INTERVAL_NS:
+            s.last_info_ns = now
+            _report(s)
+
+
+cdef inline uint32_t child_hand(const Pos* p, int m, uint32_t hand, bint attacker_moves) noexcept nogil:
+    """The attacker's hand after m."""
+    cdef int captured
+    if not attacker_moves:
+        return hand
+    if move_is_drop(m):
+        return hand - hand_unit(move_dropped_type(m))
+    captured = p.board[move_to(m)]
+    if captured != EMPTY:
+        return hand + hand_unit(unpromoted(piece_type(captured)))
+    return hand
+
+
+cdef void mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node) noexcept nogil:
+    """Multiple-iterative deepening df-pn: expand below this node until its proof or
+    disproof number reaches its threshold."""
+    cdef Pos* p = &s.pos
+    cdef int moves[MAX_MOVES]
+    cdef uint64_t key = state(p).board_key
+    cdef uint32_t hand = p.hand[s.attacker]
+    cdef uint64_t id = path_id(key, hand)
+    cdef uint64_t work_start = s.nodes
+    cdef int n, i, best, length, flags
+    cdef uint32_t pn, dn, second, c_pn, c_dn
+    cdef Child* kids
+    cdef Child* c
+    count_node(s)
+    if s.aborted:
+        return
+    n = generate(p, moves, GEN_CHECKS if or_node else GEN_LEGAL)
+    if n == 0:
+        if or_node:
+            tt_put(s, key, hand, INF, 0, 0, 0, 1)
+        else:
+            tt_put(s, key, hand, 0, INF, 0, 0, 1)
+        return
+    if s.arena_top + n > ARENA_SIZE or s.path_depth >= MAX_PATH or p.sp + 2 >= s.max_ply:
+        s.aborted = True
+        s.overflow = True
+        return
+    kids = &s.arena[s.arena_top]
+    s.arena_top += n
+    for i in range(n):
+        kids[i].move = moves[i]
+        kids[i].key = pos_board_key_after(p, moves[i])
+        kids[i].hand = child_hand(p, moves[i], hand, or_node)
+    path_add(s, id)
+    while True:
+        pn = INF if or_node else 0
+        dn = 0 if or_node else INF
+        best = -1
+        second = INF
+        length = 0
+        flags = 0
+        for i in range(n):
+            c = &kids[i]
+            if path_contains(s, path_id(c.key, c.hand)):
+                c.pn = INF; c.dn = 0; c.length = 0; c.flags = FLAG_PATH
+            else:
+                tt_look(s, c.key, c.hand, c)
+            if or_node:
+                if best < 0 or c.pn < kids[best].pn:
+                    if best >= 0 and kids[best].pn < second:
+                        second = kids[best].pn
+                    best = i
+                elif c.pn < second:
+                    second = c.pn
+                dn = sat_add(dn, c.dn)
+                if c.dn == 0:
+                    flags |= c.flags
+            else:
+                if best < 0 or c.dn < kids[best].dn:
+                    if best >= 0 and kids[best].dn < second:
+                        second = kids[best].dn
+                    best = i
+                elif c.dn < second:
+                    second = c.dn
+                pn = sat_add(pn, c.pn)
+                if c.pn == 0 and c.length + 1 > length:
+                    length = c.length + 1
+        if or_node:
+            pn = kids[best].pn
+            if pn == 0:
+                length = 1 + _shortest_proven(kids, n)
+            if dn != 0:
+                flags = 0
+        else:
+            dn = kids[best].dn
+            if dn == 0:
+                flags = _cleanest_disproof(kids, n)
+            if pn != 0:
+                length = 0
+        if pn == 0 or dn == 0 or pn >= th_pn or dn >= th_dn or s.aborted:
+            break
+        c = &kids[best]
+        if or_node:
+            c_pn = th_pn if th_pn < sat_add(second, second // 4 + 1) else sat_add(second, second // 4 + 1)
+            c_dn = sat_add(th_dn - dn, c.dn) if th_dn < INF else INF
+        else:
+            c_dn = th_dn if th_dn < sat_add(second, second // 4 + 1) else sat_add(second, second // 4 + 1)
+            c_pn = sat_add(th_pn - pn, c.pn) if th_pn < INF else INF
+        pos_do_move(p, c.move)
+        mid(s, c_pn, c_dn, not or_node)
+        pos_undo_move(p)
+    path_remove(s, id)
+    s.arena_top -= n
+    tt_put(s, key, hand, pn, dn, length, flags, s.nodes - work_start)
+
+
+cdef int _shortest_proven(Child* kids, int n) noexcept nogil:
+    cdef int i, best = 1 << 30
+    for i in range(n):
+        if kids[i].pn == 0 and kids[i].length < best:
+            best = kids[i].length
+    return best
+
+
+cdef int _cleanest_disproof(Child* kids, int n) noexcept nogil:
+    """An AND node is refuted by any disproved evasion: prefer one that does not rely
+    on a repetition."""
+    cdef int i, flags = FLAG_PATH
+    for i in range(n):
+        if kids[i].dn == 0 and not (kids[i].flags & FLAG_PATH):
+            return 0
+    return flags
+
+
+class MateResult:
+    """status is 'mate', 'nomate' or 'timeout'; pv the mating line (moves as ints)."""
+    __slots__ = ("status", "pv", "nodes", "time_ms")
+
+    def __init__(self, status, pv=(), nodes=0, time_ms=0):
+        self.status, self.pv, self.nodes, self.time_ms = status, list(pv), nodes, time_ms
+
+    def usi(self) -> str:
+        """The USI reply: 'checkmate m1 ... mn', 'checkmate nomate' or 'checkmate timeout'."""
+        from usi_engine.position import move_to_usi
+        if self.status == "mate":
+            return "checkmate " + " ".join(move_to_usi(m) for m in self.pv)
+        return "checkmate " + self.status
+
+    def __repr__(self):
+        return f"MateResult({self.status!r}, plies={len(self.pv)}, nodes={self.nodes})"
+
+
+cdef class MateSolver:
+    """df-pn solver with its own table (sized in MB); one solve at a time.  `stop` and
+    `set_deadline` may be called from another thread during `solve`."""
+    cdef Solver s
+    cdef int stop_flag
+    cdef int64_t deadline
+    cdef object on_info
+
+    def __cinit__(self):
+        memset(&self.s, 0, sizeof(Solver))
+        self.s.arena = <Child*>calloc(ARENA_SIZE, sizeof(Child))
+        self.s.path = <uint64_t*>calloc(PATH_SLOTS, sizeof(uint64_t))
+        if self.s.arena == NULL or self.s.path == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.s.table)
+        free(self.s.arena)
+        free(self.s.path)
+        pos_free(&self.s.pos)
+
+    def set_hash(self, int megabytes) -> None:
+        if megabytes < 1:
+            raise ValueError("hash size must be at least 1 MB")
+        cdef uint64_t buckets = (<uint64_t>megabytes << 20) // (BUCKET * sizeof(MateEntry))
+        cdef MateEntry* table = <MateEntry*>calloc(buckets * BUCKET, sizeof(MateEntry))
+        if table == NULL:
+            raise MemoryError(f"cannot allocate a {megabytes} MB mate table")
+        free(self.s.table)
+        self.s.table = table
+        self.s.buckets = buckets
+
+    def clear(self) -> None:
+        if self.s.table != NULL:
+            memset(self.s.table, 0, self.s.buckets * BUCKET * sizeof(MateEntry))
+
+    def stop(self) -> None:
+        atomic_store_int(&self.stop_flag, 1)
+
+    def set_deadline(self, ms) -> None:
+        atomic_store_i64(&self.deadline, 0 if ms is None else
+                         monotonic_ns() + <int64_t>(max(ms, 0) * 1000000))
+
+    def hashfull(self) -> int:
+        cdef int i, used = 0
+        cdef int n = min(1000, self.s.buckets * BUCKET)
+        for i in range(n):
+            used += self.s.table[i].used
+        return used * 1000 // n if n else 0
+
+    def _emit_progress(self) -> None:
+        if self.on_info is not None:
+            elapsed = (monotonic_ns() - self.s.start_ns) // 1000000
+            self.on_info({"nodes": self.s.nodes, "time_ms": elapsed,
+                          "nps": self.s.nodes * 1000 // elapsed if elapsed else 0,
+                          "hashfull": self.hashfull()})
+
+    def solve(self, Position position not None, time_ms=None, long long nodes=0,
+              on_info=None) -> MateResult:
+        """Look for a mate for the side to move; position is not modified."""
+        cdef Solver* s = &self.s
+        cdef Child root
+        if s.table == NULL:
+            self.set_hash(64)
+        if pos_copy(&s.pos, &position.pos) != 0 or not pos_reserve(&s.pos, MAX_PATH + 16):
+            raise MemoryError()
+        memset(s.path, 0, PATH_SLOTS * sizeof(uint64_t))
+        self.stop_flag = 0
+        self.set_deadline(time_ms)
+        self.on_info = on_info
+        s.attacker = s.pos.side
+        s.arena_top = 0
+        s.path_depth = 0
+        s.nodes = 0
+        s.node_limit = nodes if nodes > 0 else 0
+        s.aborted = False
+        s.overflow = False
+        s.stop_flag = &self.stop_flag
+        s.deadline = &self.deadline
+        s.start_ns = monotonic_ns()
+        s.last_info_ns = s.start_ns
+        s.owner = <void*>self
+        s.max_ply = s.pos.sp + MAX_PATH
+        if in_check(&s.pos):
+            return MateResult("nomate", nodes=0)    # the attacker must not start in check
+        with nogil:
+            while not s.aborted:
+                mid(s, INF - 1, INF - 1, True)
+                tt_look(s, state(&s.pos).board_key, s.pos.hand[s.attacker], &root)
+                if root.pn == 0 or root.dn == 0:
+                    break
+        elapsed = (monotonic_ns() - s.start_ns) // 1000000
+        tt_look(s, state(&s.pos).board_key, s.pos.hand[s.attacker], &root)
+        if root.pn == 0:
+            pv = self._principal_variation()
+            if pv is not None:
+                return MateResult("mate", pv, s.nodes, elapsed)
+            return MateResult("timeout", (), s.nodes, elapsed)
+        if root.dn == 0 and not (root.flags & FLAG_PATH):
+            return MateResult("nomate", (), s.nodes, elapsed)
+        return MateResult("timeout", (), s.nodes, elapsed)
+
+    cdef object _principal_variation(self):
+        """Shortest mate against the longest defence, read from the table and replayed
+        for verification; None if the table no longer holds a complete proof."""
+        cdef Solver* s = &self.s
+        cdef Pos* p = &s.pos
+        cdef int moves[MAX_MOVES]
+        cdef int n, i, pick, pick_len
+        cdef Child c
+        cdef bint or_node = True
+        cdef list pv = []
+        seen = set()
+        while True:
+            ident = (state(p).board_key, p.hand[s.attacker])
+            if ident in seen or len(pv) > MAX_PATH:
+                break
+            seen.add(ident)
+            n = generate(p, moves, GEN_CHECKS if or_node else GEN_LEGAL)
+            if n == 0:
+                break
+            pick = -1
+            pick_len = 0
+            for i in range(n):
+                tt_look(s, pos_board_key_after(p, moves[i]),
+                        child_hand(p, moves[i], p.hand[s.attacker], or_node), &c)
+                if c.pn != 0:
+                    if not or_node:
+                        pick = -2           # an evasion not (or no longer) proven
+                        break
+                    continue
+                if pick < 0 or (or_node and c.length < pick_len) or (
+                        not or_node and c.length > pick_len):
+                    pick = i
+                    pick_len = c.length
+            if pick < 0:
+                break
+            pos_do_move(p, moves[pick])
+            pv.append(moves[pick])
+            or_node = not or_node
+        for _ in range(len(pv)):
+            pos_undo_move(p)
+        return pv if _verify_mate_line(p, pv) else None
+
+
+cdef bint _verify_mate_line(Pos* p, list pv):
+    """Replay: odd length, every attacker move legal and checking, defender moves legal,
+    final position checkmate.  p is restored."""
+    cdef int moves[MAX_MOVES]
+    cdef int n, i, k, m
+    cdef bint ok = len(pv) % 2 == 1
+    cdef int played = 0
+    if ok:
+        for k in range(len(pv)):
+            m = pv[k]
+            n = generate(p, moves, GEN_CHECKS if k % 2 == 0 else GEN_LEGAL)
+            ok = False
+            for i in range(n):
+                if moves[i] == m:
+                    ok = True
+                    break
+            if not ok:
+                break
+            pos_do_move(p, m)
+            played += 1
+        if ok:
+            ok = in_check(p) and generate(p, moves, GEN_LEGAL) == 0
+    for k in range(played):
+        pos_undo_move(p)
+    return ok
