@@ -39,10 +39,16 @@ def test_classic_three_ply_has_its_published_length(solver):
     assert replay_is_mate(KOTEN_3, result.pv)
 
 
-def test_eleven_ply_composition_is_solved_with_a_verified_line(solver):
+def test_eleven_ply_composition_has_its_published_length(solver):
     result = solver.solve(Position(FUTAKAMI_11), time_ms=20000)
-    assert result.status == "mate"
+    assert result.status == "mate" and len(result.pv) == 11
     assert replay_is_mate(FUTAKAMI_11, result.pv)
+
+
+def test_first_proof_may_be_longer_than_the_shortest(solver):
+    # without the length-bounded re-search the first proof found is not the shortest
+    longest = solver.solve(Position(FUTAKAMI_11), time_ms=20000, shortest=False)
+    assert longest.status == "mate" and len(longest.pv) >= 11
 
 
 def test_no_check_available_is_nomate(solver):

@@ -29,7 +29,7 @@ from usi_engine.types cimport *
 from usi_engine.bitboard cimport *
 from usi_engine.position cimport (Pos, Position, state, in_check, pos_do_move, pos_undo_move,
                                   pos_copy, pos_free, pos_reserve, pos_board_key_after,
-                                  hand_unit, hand_covers)
+                                  hand_unit, hand_covers, attackers_to)
 from usi_engine.movegen cimport GEN_CHECKS, GEN_LEGAL, generate
 
 cdef extern from "atomics.h" nogil:
@@ -47,6 +47,8 @@ cdef enum:
     ARENA_SIZE = 1 << 18     # children of every node on the current path
     PATH_SLOTS = 1 << 14     # open-addressed set of (board, hand) on the current path
     MAX_PATH = 4000
+    NO_LENGTH = 0xFFFF       # proven_len of an entry with no known mate
+    UNBOUNDED = 0xFFFE       # a length bound that never binds
 
 cdef uint32_t INF = 1 << 30
 cdef uint64_t WORK_CAP = 4000000000ULL
@@ -56,11 +58,13 @@ cdef int64_t INFO_INTERVAL_NS = 500000000
 cdef struct MateEntry:
     uint64_t key
     uint32_t hand            # attacker's hand
-    uint32_t pn
-    uint32_t dn
+    uint32_t pn              # proof/disproof numbers of the last search of this entry,
+    uint32_t dn              # made with length bound search_bound
     uint32_t work            # nodes spent under this entry (replacement priority)
-    uint16_t length          # proven: plies to mate from here
-    uint8_t flags
+    uint16_t proven_len      # a mate in this many plies exists (NO_LENGTH: none known)
+    uint16_t nomate_bound    # no mate within this many plies (0: nothing known)
+    uint16_t search_bound
+    uint8_t flags            # FLAG_PATH: pn/dn's disproof depends on the path
     uint8_t used
 
 
@@ -70,8 +74,11 @@ cdef struct Child:
     uint32_t hand
     uint32_t pn
     uint32_t dn
+    uint32_t init_pn         # df-pn+ estimate for a child never searched
+    uint32_t init_dn
     int length
     int flags
+    int prev                 # index of the move this one waits for (-1: none)
 
 
 cdef struct Solver:
@@ -80,6 +87,7 @@ cdef struct Solver:
     MateEntry* table
     uint64_t buckets
     Child* arena
+    int* move_arena
     int arena_top
     uint64_t* path
     int path_depth
@@ -104,58 +112,69 @@ cdef inline MateEntry* _bucket(Solver* s, uint64_t key) noexcept nogil:
     return &s.table[(<uint64_t>(((<bb_t>key) * s.buckets) >> 64)) * BUCKET]
 
 
-cdef void tt_look(Solver* s, uint64_t key, uint32_t hand, Child* c) noexcept nogil:
-    """Fill c.pn/dn/length/flags from the table, using hand dominance."""
+cdef void tt_look(Solver* s, uint64_t key, uint32_t hand, int bound, Child* c) noexcept nogil:
+    """Fill c.pn/dn/length/flags for a search with this length bound, using hand
+    dominance for proofs and disproofs; unknown positions get c's initial estimate."""
     cdef MateEntry* b = _bucket(s, key)
     cdef MateEntry* exact = NULL
     cdef int i
     for i in range(BUCKET):
         if not b[i].used or b[i].key != key:
             continue
-        if b[i].pn == 0 and hand_covers(hand, b[i].hand):
-            c.pn = 0; c.dn = INF; c.length = b[i].length; c.flags = 0
+        if b[i].proven_len <= bound and hand_covers(hand, b[i].hand):
+            c.pn = 0; c.dn = INF; c.length = b[i].proven_len; c.flags = 0
             return
-        if b[i].dn == 0 and (b[i].hand == hand or
-                             (not (b[i].flags & FLAG_PATH) and hand_covers(b[i].hand, hand))):
-            c.pn = INF; c.dn = 0; c.length = 0; c.flags = b[i].flags
+        if b[i].nomate_bound >= bound and hand_covers(b[i].hand, hand):
+            c.pn = INF; c.dn = 0; c.length = 0; c.flags = 0
             return
         if b[i].hand == hand:
             exact = &b[i]
-    if exact != NULL:
-        c.pn = exact.pn; c.dn = exact.dn; c.length = exact.length; c.flags = exact.flags
+    c.length = 0
+    c.flags = 0
+    if exact != NULL and exact.search_bound == bound:
+        c.pn = exact.pn; c.dn = exact.dn; c.flags = exact.flags
     else:
-        c.pn = 1; c.dn = 1; c.length = 0; c.flags = 0
+        c.pn = c.init_pn; c.dn = c.init_dn
 
 
-cdef void tt_put(Solver* s, uint64_t key, uint32_t hand, uint32_t pn, uint32_t dn,
+cdef void tt_put(Solver* s, uint64_t key, uint32_t hand, int bound, uint32_t pn, uint32_t dn,
                  int length, int flags, uint64_t work) noexcept nogil:
     cdef MateEntry* b = _bucket(s, key)
-    cdef MateEntry* victim = NULL
+    cdef MateEntry* e = NULL
     cdef uint64_t priority, lowest = <uint64_t>-1
     cdef int i
     for i in range(BUCKET):
         if b[i].used and b[i].key == key and b[i].hand == hand:
-            victim = &b[i]
+            e = &b[i]
             work += b[i].work
             break
-    if victim == NULL:
+    if e == NULL:
         for i in range(BUCKET):
             if not b[i].used:
-                victim = &b[i]
+                e = &b[i]
                 break
             # solved entries are worth more than their work suggests
-            priority = b[i].work + (1 << 20 if (b[i].pn == 0 or b[i].dn == 0) else 0)
+            priority = b[i].work + (1 << 20 if (b[i].proven_len != NO_LENGTH
+                                                or b[i].nomate_bound) else 0)
             if priority < lowest:
                 lowest = priority
-                victim = &b[i]
-    victim.key = key
-    victim.hand = hand
-    victim.pn = pn
-    victim.dn = dn
-    victim.length = length if length < 65535 else 65535
-    victim.flags = flags
-    victim.work = <uint32_t>(work if work < WORK_CAP else WORK_CAP)
-    victim.used = 1
+                e = &b[i]
+        e.key = key
+        e.hand = hand
+        e.proven_len = NO_LENGTH
+        e.nomate_bound = 0
+        e.used = 1
+    if pn == 0:
+        if length < e.proven_len:
+            e.proven_len = length
+    elif dn == 0 and not (flags & FLAG_PATH):
+        if bound > e.nomate_bound:
+            e.nomate_bound = bound
+    e.pn = pn
+    e.dn = dn
+    e.search_bound = bound
+    e.flags = flags
+    e.work = <uint32_t>(work if work < WORK_CAP else WORK_CAP)
 
 
 cdef inline uint64_t path_id(uint64_t key, uint32_t hand) noexcept nogil:
@@ -236,32 +255,108 @@ cdef inline uint32_t child_hand(const Pos* p, int m, uint32_t hand, bint attacke
     return hand
 
 
-cdef void mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node) noexcept nogil:
-    """Multiple-iterative deepening df-pn: expand below this node until its proof or
-    disproof number reaches its threshold."""
+cdef void initial_estimate(const Pos* p, int m, bint or_node, Child* c) noexcept nogil:
+    """df-pn+ starting values for a child never searched, from how well each side
+    covers the destination (the idea of GPS shogi's and KomoringHeights' estimators)."""
+    cdef int us = p.side
+    cdef int to = move_to(m)
+    cdef bint drop = move_is_drop(m)
+    cdef bint capture = not drop and p.board[to] != EMPTY
+    cdef int ours = bb_popcount(attackers_to(p, us, to, p.occupied))
+    cdef int theirs = bb_popcount(attackers_to(p, us ^ 1, to, p.occupied))
+    cdef int captured
+    c.init_pn = 1
+    c.init_dn = 1
+    if or_node:
+        if theirs >= 2:
+            c.init_pn += 1
+        if ours + drop > theirs:
+            c.init_dn += 1
+        elif capture:
+            captured = unpromoted(piece_type(p.board[to]))
+            if captured == GOLD or captured == SILVER:
+                c.init_dn += 1
+            else:
+                c.init_pn += 1
+        else:
+            c.init_pn += 1
+    elif capture:
+        c.init_pn = 2
+    elif not drop and move_from(m) == p.king_sq[us]:
+        pass
+    elif theirs < ours + drop:
+        c.init_pn = 2
+    else:
+        c.init_dn = 2
+
+
+cdef inline bint _delayable(const Pos* p, int m, bint or_node) noexcept nogil:
+    """Moves worth trying only after a sibling: interposing drops (after the drop of
+    another piece on the same square) and non-promotions of pawn/bishop/rook (after
+    the promotion)."""
+    cdef int pt
+    if move_is_drop(m):
+        return not or_node
+    if move_is_promotion(m):
+        return False
+    pt = piece_type(p.board[move_from(m)])
+    return (pt == PAWN or pt == BISHOP or pt == ROOK) and (
+        bb_test(usi_tables.zone[p.side], move_from(m)) or bb_test(usi_tables.zone[p.side], move_to(m)))
+
+
+cdef void link_delayed(const Pos* p, Child* kids, int n, bint or_node) noexcept nogil:
+    """Chain each delayable move behind the previous move of its kind: same square for
+    drops; same from/to for a non-promotion behind its promotion."""
+    cdef int i, j, mi, mj
+    for i in range(n):
+        kids[i].prev = -1
+        mi = kids[i].move
+        if not _delayable(p, mi, or_node):
+            continue
+        for j in range(i - 1, -1, -1):
+            mj = kids[j].move
+            if move_is_drop(mi):
+                if move_is_drop(mj) and move_to(mj) == move_to(mi):
+                    kids[i].prev = j
+                    break
+            elif (move_to(mj) == move_to(mi) and move_from(mj) == move_from(mi)
+                  and move_is_promotion(mj)):
+                kids[i].prev = j
+                break
+
+
+cdef void mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound) noexcept nogil:
+    """Multiple-iterative deepening df-pn below this node, looking for a mate in at most
+    `bound` plies, until its proof or disproof number reaches its threshold."""
     cdef Pos* p = &s.pos
-    cdef int moves[MAX_MOVES]
     cdef uint64_t key = state(p).board_key
     cdef uint32_t hand = p.hand[s.attacker]
     cdef uint64_t id = path_id(key, hand)
     cdef uint64_t work_start = s.nodes
     cdef int n, i, best, length, flags
     cdef uint32_t pn, dn, second, c_pn, c_dn
+    cdef int* moves
     cdef Child* kids
     cdef Child* c
+    cdef bint active
     count_node(s)
     if s.aborted:
         return
+    if s.arena_top + MAX_MOVES > ARENA_SIZE or s.path_depth >= MAX_PATH or p.sp + 2 >= s.max_ply:
+        s.aborted = True
+        s.overflow = True
+        return
+    moves = &s.move_arena[s.arena_top]
     n = generate(p, moves, GEN_CHECKS if or_node else GEN_LEGAL)
     if n == 0:
         if or_node:
-            tt_put(s, key, hand, INF, 0, 0, 0, 1)
+            tt_put(s, key, hand, UNBOUNDED, INF, 0, 0, 0, 1)
         else:
-            tt_put(s, key, hand, 0, INF, 0, 0, 1)
+            tt_put(s, key, hand, bound, 0, INF, 0, 0, 1)
         return
-    if s.arena_top + n > ARENA_SIZE or s.path_depth >= MAX_PATH or p.sp + 2 >= s.max_ply:
-        s.aborted = True
-        s.overflow = True
+    if bound < (1 if or_node else 2):
+        # the mate, if any, is longer than allowed
+        tt_put(s, key, hand, bound, INF, 0, 0, 0, 1)
         return
     kids = &s.arena[s.arena_top]
     s.arena_top += n
@@ -269,21 +364,34 @@ cdef void mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node) noexcept 
         kids[i].move = moves[i]
         kids[i].key = pos_board_key_after(p, moves[i])
         kids[i].hand = child_hand(p, moves[i], hand, or_node)
+        initial_estimate(p, moves[i], or_node, &kids[i])
+    link_delayed(p, kids, n, or_node)
     path_add(s, id)
     while True:
         pn = INF if or_node else 0
         dn = 0 if or_node else INF
         best = -1
         second = INF
-        length = 0
+        length = 1 << 30 if or_node else 0
         flags = 0
         for i in range(n):
             c = &kids[i]
             if path_contains(s, path_id(c.key, c.hand)):
                 c.pn = INF; c.dn = 0; c.length = 0; c.flags = FLAG_PATH
             else:
-                tt_look(s, c.key, c.hand, c)
+                tt_look(s, c.key, c.hand, bound - 1, c)
+            # a delayed move counts once the move it waits for is settled: disproved
+            # at an OR node, proved at an AND node
+            active = c.prev < 0 or (kids[c.prev].dn == 0 if or_node else kids[c.prev].pn == 0)
             if or_node:
+                if c.pn == 0 and c.length + 1 < length:
+                    length = c.length + 1
+                if c.dn == 0:
+                    flags |= c.flags
+                if not active:
+                    if c.dn != 0:
+                        dn = sat_add(dn, 1)      # still to be refuted
+                    continue
                 if best < 0 or c.pn < kids[best].pn:
                     if best >= 0 and kids[best].pn < second:
                         second = kids[best].pn
@@ -291,9 +399,13 @@ cdef void mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node) noexcept 
                 elif c.pn < second:
                     second = c.pn
                 dn = sat_add(dn, c.dn)
-                if c.dn == 0:
-                    flags |= c.flags
             else:
+                if c.pn == 0 and c.length + 1 > length:
+                    length = c.length + 1
+                if not active:
+                    if c.pn != 0:
+                        pn = sat_add(pn, 1)      # still to be proved
+                    continue
                 if best < 0 or c.dn < kids[best].dn:
                     if best >= 0 and kids[best].dn < second:
                         second = kids[best].dn
@@ -301,20 +413,16 @@ cdef void mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node) noexcept 
                 elif c.dn < second:
                     second = c.dn
                 pn = sat_add(pn, c.pn)
-                if c.pn == 0 and c.length + 1 > length:
-                    length = c.length + 1
         if or_node:
             pn = kids[best].pn
-            if pn == 0:
-                length = 1 + _shortest_proven(kids, n)
             if dn != 0:
                 flags = 0
         else:
             dn = kids[best].dn
             if dn == 0:
                 flags = _cleanest_disproof(kids, n)
-            if pn != 0:
-                length = 0
+        if pn != 0:
+            length = 0
         if pn == 0 or dn == 0 or pn >= th_pn or dn >= th_dn or s.aborted:
             break
         c = &kids[best]
@@ -325,29 +433,21 @@ cdef void mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node) noexcept 
             c_dn = th_dn if th_dn < sat_add(second, second // 4 + 1) else sat_add(second, second // 4 + 1)
             c_pn = sat_add(th_pn - pn, c.pn) if th_pn < INF else INF
         pos_do_move(p, c.move)
-        mid(s, c_pn, c_dn, not or_node)
+        mid(s, c_pn, c_dn, not or_node, bound - 1)
         pos_undo_move(p)
     path_remove(s, id)
     s.arena_top -= n
-    tt_put(s, key, hand, pn, dn, length, flags, s.nodes - work_start)
-
-
-cdef int _shortest_proven(Child* kids, int n) noexcept nogil:
-    cdef int i, best = 1 << 30
-    for i in range(n):
-        if kids[i].pn == 0 and kids[i].length < best:
-            best = kids[i].length
-    return best
+    tt_put(s, key, hand, bound, pn, dn, length, flags, s.nodes - work_start)
 
 
 cdef int _cleanest_disproof(Child* kids, int n) noexcept nogil:
     """An AND node is refuted by any disproved evasion: prefer one that does not rely
     on a repetition."""
-    cdef int i, flags = FLAG_PATH
+    cdef int i
     for i in range(n):
         if kids[i].dn == 0 and not (kids[i].flags & FLAG_PATH):
             return 0
-    return flags
+    return FLAG_PATH
 
 
 class MateResult:
@@ -375,21 +475,25 @@ cdef class MateSolver:
     cdef int stop_flag
     cdef int64_t deadline
     cdef object on_info
+    cdef int best_length
 
     def __cinit__(self):
         memset(&self.s, 0, sizeof(Solver))
         self.s.arena = <Child*>calloc(ARENA_SIZE, sizeof(Child))
+        self.s.move_arena = <int*>calloc(ARENA_SIZE, sizeof(int))
         self.s.path = <uint64_t*>calloc(PATH_SLOTS, sizeof(uint64_t))
-        if self.s.arena == NULL or self.s.path == NULL:
+        if self.s.arena == NULL or self.s.path == NULL or self.s.move_arena == NULL:
             raise MemoryError()
 
     def __dealloc__(self):
         free(self.s.table)
         free(self.s.arena)
+        free(self.s.move_arena)
         free(self.s.path)
         pos_free(&self.s.pos)
 
     def set_hash(self, int megabytes) -> None:
+        """Allocate the table (MemoryError keeps the old one)."""
         if megabytes < 1:
             raise ValueError("hash size must be at least 1 MB")
         cdef uint64_t buckets = (<uint64_t>megabytes << 20) // (BUCKET * sizeof(MateEntry))
@@ -408,10 +512,12 @@ cdef class MateSolver:
         atomic_store_int(&self.stop_flag, 1)
 
     def set_deadline(self, ms) -> None:
+        """Time limit in ms from now (None: none); thread-safe."""
         atomic_store_i64(&self.deadline, 0 if ms is None else
                          monotonic_ns() + <int64_t>(max(ms, 0) * 1000000))
 
     def hashfull(self) -> int:
+        """Permille of the first thousand table slots in use."""
         cdef int i, used = 0
         cdef int n = min(1000, self.s.buckets * BUCKET)
         for i in range(n):
@@ -423,24 +529,25 @@ cdef class MateSolver:
             elapsed = (monotonic_ns() - self.s.start_ns) // 1000000
             self.on_info({"nodes": self.s.nodes, "time_ms": elapsed,
                           "nps": self.s.nodes * 1000 // elapsed if elapsed else 0,
-                          "hashfull": self.hashfull()})
+                          "hashfull": self.hashfull(), "mate_length": self.best_length})
 
     def solve(self, Position position not None, time_ms=None, long long nodes=0,
-              on_info=None) -> MateResult:
-        """Look for a mate for the side to move; position is not modified."""
+              on_info=None, bint shortest=True) -> MateResult:
+        """Look for a mate for the side to move; position is not modified.
+
+        With shortest=True, once a mate of length L is proved the solver looks for one
+        of L - 2 plies, and so on until that fails or time runs out; the answer is the
+        shortest line proved, against the longest defence."""
         cdef Solver* s = &self.s
-        cdef Child root
+        cdef int length, status
         if s.table == NULL:
             self.set_hash(64)
         if pos_copy(&s.pos, &position.pos) != 0 or not pos_reserve(&s.pos, MAX_PATH + 16):
             raise MemoryError()
-        memset(s.path, 0, PATH_SLOTS * sizeof(uint64_t))
         self.stop_flag = 0
         self.set_deadline(time_ms)
         self.on_info = on_info
         s.attacker = s.pos.side
-        s.arena_top = 0
-        s.path_depth = 0
         s.nodes = 0
         s.node_limit = nodes if nodes > 0 else 0
         s.aborted = False
@@ -451,41 +558,70 @@ cdef class MateSolver:
         s.last_info_ns = s.start_ns
         s.owner = <void*>self
         s.max_ply = s.pos.sp + MAX_PATH
+        self.best_length = 0
         if in_check(&s.pos):
-            return MateResult("nomate", nodes=0)    # the attacker must not start in check
+            return MateResult("nomate")     # the attacker must not start in check
+        status = self._prove(UNBOUNDED, &length)
+        if status != 1:
+            elapsed = (monotonic_ns() - s.start_ns) // 1000000
+            if status == -1:
+                return MateResult("nomate", (), s.nodes, elapsed)
+            return MateResult("timeout", (), s.nodes, elapsed)
+        pv = self._principal_variation(length)
+        self.best_length = len(pv) if pv is not None else 0
+        while shortest and pv is not None and length > 1 and not s.aborted:
+            if self._prove(length - 2, &length) != 1:
+                break
+            shorter = self._principal_variation(length)
+            if shorter is None:
+                break
+            pv = shorter
+            self.best_length = len(pv)
+        elapsed = (monotonic_ns() - s.start_ns) // 1000000
+        if pv is None:
+            return MateResult("timeout", (), s.nodes, elapsed)
+        return MateResult("mate", pv, s.nodes, elapsed)
+
+    cdef int _prove(self, int bound, int* length):
+        """Run df-pn at the root for a mate within bound plies: 1 proved (length set),
+        -1 disproved without a path-dependent result, 0 otherwise."""
+        cdef Solver* s = &self.s
+        cdef Child root
+        root.init_pn = 1
+        root.init_dn = 1
+        memset(s.path, 0, PATH_SLOTS * sizeof(uint64_t))
+        s.path_depth = 0
+        s.arena_top = 0
         with nogil:
             while not s.aborted:
-                mid(s, INF - 1, INF - 1, True)
-                tt_look(s, state(&s.pos).board_key, s.pos.hand[s.attacker], &root)
+                mid(s, INF - 1, INF - 1, True, bound)
+                tt_look(s, state(&s.pos).board_key, s.pos.hand[s.attacker], bound, &root)
                 if root.pn == 0 or root.dn == 0:
                     break
-        elapsed = (monotonic_ns() - s.start_ns) // 1000000
-        tt_look(s, state(&s.pos).board_key, s.pos.hand[s.attacker], &root)
+        tt_look(s, state(&s.pos).board_key, s.pos.hand[s.attacker], bound, &root)
         if root.pn == 0:
-            pv = self._principal_variation()
-            if pv is not None:
-                return MateResult("mate", pv, s.nodes, elapsed)
-            return MateResult("timeout", (), s.nodes, elapsed)
-        if root.dn == 0 and not (root.flags & FLAG_PATH):
-            return MateResult("nomate", (), s.nodes, elapsed)
-        return MateResult("timeout", (), s.nodes, elapsed)
+            length[0] = root.length
+            return 1
+        if root.dn == 0 and not (root.flags & FLAG_PATH) and bound == UNBOUNDED:
+            return -1
+        return 0
 
-    cdef object _principal_variation(self):
-        """Shortest mate against the longest defence, read from the table and replayed
-        for verification; None if the table no longer holds a complete proof."""
+    cdef object _principal_variation(self, int length):
+        """The mate of at most `length` plies read from the table: at attacker nodes the
+        shortest proved check, at defender nodes the evasion with the longest proved
+        mate (preferring a non-drop on ties, so that a useless interposition is not
+        chosen over a real defence).  Replayed for verification; None if the table
+        no longer holds a complete proof."""
         cdef Solver* s = &self.s
         cdef Pos* p = &s.pos
         cdef int moves[MAX_MOVES]
-        cdef int n, i, pick, pick_len
+        cdef int n, i, pick, pick_len, bound = length
         cdef Child c
         cdef bint or_node = True
         cdef list pv = []
-        seen = set()
-        while True:
-            ident = (state(p).board_key, p.hand[s.attacker])
-            if ident in seen or len(pv) > MAX_PATH:
-                break
-            seen.add(ident)
+        c.init_pn = 1
+        c.init_dn = 1
+        while bound >= 0 and len(pv) <= length:
             n = generate(p, moves, GEN_CHECKS if or_node else GEN_LEGAL)
             if n == 0:
                 break
@@ -493,14 +629,16 @@ cdef class MateSolver:
             pick_len = 0
             for i in range(n):
                 tt_look(s, pos_board_key_after(p, moves[i]),
-                        child_hand(p, moves[i], p.hand[s.attacker], or_node), &c)
+                        child_hand(p, moves[i], p.hand[s.attacker], or_node), bound - 1, &c)
                 if c.pn != 0:
                     if not or_node:
-                        pick = -2           # an evasion not (or no longer) proven
+                        pick = -2           # an evasion not (or no longer) proved
                         break
                     continue
-                if pick < 0 or (or_node and c.length < pick_len) or (
-                        not or_node and c.length > pick_len):
+                if (pick < 0 or (or_node and c.length < pick_len)
+                        or (not or_node and (c.length > pick_len or (
+                            c.length == pick_len and move_is_drop(moves[pick])
+                            and not move_is_drop(moves[i]))))):
                     pick = i
                     pick_len = c.length
             if pick < 0:
@@ -508,6 +646,7 @@ cdef class MateSolver:
             pos_do_move(p, moves[pick])
             pv.append(moves[pick])
             or_node = not or_node
+            bound -= 1
         for _ in range(len(pv)):
             pos_undo_move(p)
         return pv if _verify_mate_line(p, pv) else None
