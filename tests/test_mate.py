@@ -90,11 +90,12 @@ def test_stop_from_another_thread(solver):
 def test_tiny_table_keeps_running_when_full():
     s = MateSolver()
     s.set_hash(1)
-    result = s.solve(Position(FUTAKAMI_11), time_ms=3000)
-    assert result.status in ("mate", "timeout")
-    if result.status == "mate":
-        assert replay_is_mate(FUTAKAMI_11, result.pv)
+    hard = "8k/9/9/9/9/9/9/9/9 b R2GSr2b2g3s4n4l18p 1"      # Zuko 98: far beyond 1 MB
+    result = s.solve(Position(hard), time_ms=1500)
+    assert result.status == "timeout"
     assert s.hashfull() > 500
+    result = s.solve(Position(KOTEN_3), time_ms=5000)         # and it still solves
+    assert result.status == "mate" and len(result.pv) == 3
 
 
 def test_solver_does_not_modify_the_position(solver):
