@@ -90,10 +90,11 @@ def test_stop_from_another_thread(solver):
 def test_tiny_table_keeps_running_when_full():
     s = MateSolver()
     s.set_hash(1)
-    hard = "8k/9/9/9/9/9/9/9/9 b R2GSr2b2g3s4n4l18p 1"      # Zuko 98: far beyond 1 MB
+    hard = "9/9/9/9/9/9/9/6k2/9 b 4G4SNL3P2r2b3n3l15p 1"   # Okamura 38-gyoku: far beyond 1 MB
     result = s.solve(Position(hard), time_ms=1500)
-    assert result.status == "timeout"
-    assert s.hashfull() > 500
+    assert result.status == "timeout" and result.nodes > 100_000
+    used, capacity = s.table_usage()
+    assert used == capacity
     result = s.solve(Position(KOTEN_3), time_ms=5000)         # and it still solves
     assert result.status == "mate" and len(result.pv) == 3
 

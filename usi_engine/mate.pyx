@@ -43,7 +43,9 @@ init_tables()
 
 cdef enum:
     BUCKET = 8
-    FLAG_PATH = 1            # the disproof relies on a repetition on some path
+    FLAG_PATH = 1            # the disproof relies on a repetition on this path
+    FLAG_TRUNCATED = 2       # ... or on a line cut off at the depth limit
+    REP_SLOTS = 1 << 20      # path-keyed table of path-dependent disproofs
     ARENA_SIZE = 1 << 18     # children of every node on the current path
     PATH_SLOTS = 1 << 14     # open-addressed set of (board, hand) on the current path
     MAX_PATH = 4000
@@ -51,6 +53,7 @@ cdef enum:
     UNBOUNDED = 0xFFFE       # a length bound that never binds
 
 cdef uint32_t INF = 1 << 30
+cdef uint64_t ROOT_PATH_KEY = 1
 cdef uint64_t WORK_CAP = 4000000000ULL
 cdef int64_t INFO_INTERVAL_NS = 500000000
 
@@ -64,7 +67,6 @@ cdef struct MateEntry:
     uint16_t proven_len      # a mate in this many plies exists (NO_LENGTH: none known)
     uint16_t nomate_bound    # no mate within this many plies (0: nothing known)
     uint16_t search_bound
-    uint8_t flags            # FLAG_PATH: pn/dn's disproof depends on the path
     uint8_t used
 
 
@@ -91,6 +93,9 @@ cdef struct Solver:
     int arena_top
     uint64_t* path
     int path_depth
+    uint64_t* rep            # path keys of nodes disproved through their path
+    uint8_t* rep_flags
+    int rep_count
     uint64_t nodes
     uint64_t node_limit
     bint aborted
@@ -132,13 +137,14 @@ cdef void tt_look(Solver* s, uint64_t key, uint32_t hand, int bound, Child* c) n
     c.length = 0
     c.flags = 0
     if exact != NULL and exact.search_bound == bound:
-        c.pn = exact.pn; c.dn = exact.dn; c.flags = exact.flags
+        c.pn = exact.pn; c.dn = exact.dn
     else:
         c.pn = c.init_pn; c.dn = c.init_dn
 
 
 cdef void tt_put(Solver* s, uint64_t key, uint32_t hand, int bound, uint32_t pn, uint32_t dn,
-                 int length, int flags, uint64_t work) noexcept nogil:
+                 int length, uint64_t work) noexcept nogil:
+    """Record a path-independent result (path-dependent disproofs go to rep_add)."""
     cdef MateEntry* b = _bucket(s, key)
     cdef MateEntry* e = NULL
     cdef uint64_t priority, lowest = <uint64_t>-1
@@ -167,13 +173,12 @@ cdef void tt_put(Solver* s, uint64_t key, uint32_t hand, int bound, uint32_t pn,
     if pn == 0:
         if length < e.proven_len:
             e.proven_len = length
-    elif dn == 0 and not (flags & FLAG_PATH):
+    elif dn == 0:
         if bound > e.nomate_bound:
             e.nomate_bound = bound
     e.pn = pn
     e.dn = dn
     e.search_bound = bound
-    e.flags = flags
     e.work = <uint32_t>(work if work < WORK_CAP else WORK_CAP)
 
 
@@ -214,6 +219,39 @@ cdef void path_remove(Solver* s, uint64_t id) noexcept nogil:
         path_add(s, moved)
         j = (j + 1) & (PATH_SLOTS - 1)
     s.path_depth -= 1
+
+
+cdef inline uint64_t path_key_after(uint64_t path_key, int m) noexcept nogil:
+    """Hash of the move sequence from the root, extended by m."""
+    cdef uint64_t z = (path_key ^ (<uint64_t>m * 0xD6E8FEB86659FD93ULL)) + 0x9E3779B97F4A7C15ULL
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
+    return (z ^ (z >> 31)) | 1
+
+
+cdef int rep_flags_of(Solver* s, uint64_t path_key) noexcept nogil:
+    """Flags of a path-dependent disproof recorded for this exact path, 0 if none."""
+    cdef uint32_t i = <uint32_t>(path_key >> 44) & (REP_SLOTS - 1)
+    while s.rep[i]:
+        if s.rep[i] == path_key:
+            return s.rep_flags[i]
+        i = (i + 1) & (REP_SLOTS - 1)
+    return 0
+
+
+cdef void rep_add(Solver* s, uint64_t path_key, int flags) noexcept nogil:
+    cdef uint32_t i
+    if s.rep_count >= REP_SLOTS * 3 // 4:
+        # forgetting only costs a re-search: the node is expanded again on this path
+        memset(s.rep, 0, REP_SLOTS * sizeof(uint64_t))
+        s.rep_count = 0
+    i = <uint32_t>(path_key >> 44) & (REP_SLOTS - 1)
+    while s.rep[i] and s.rep[i] != path_key:
+        i = (i + 1) & (REP_SLOTS - 1)
+    if not s.rep[i]:
+        s.rep_count += 1
+    s.rep[i] = path_key
+    s.rep_flags[i] = flags
 
 
 cdef void _report(Solver* s) noexcept with gil:
@@ -325,7 +363,8 @@ cdef void link_delayed(const Pos* p, Child* kids, int n, bint or_node) noexcept 
                 break
 
 
-cdef void mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound) noexcept nogil:
+cdef void mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound,
+              uint64_t path_key) noexcept nogil:
     """Multiple-iterative deepening df-pn below this node, looking for a mate in at most
     `bound` plies, until its proof or disproof number reaches its threshold."""
     cdef Pos* p = &s.pos
@@ -343,20 +382,22 @@ cdef void mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound
     if s.aborted:
         return
     if s.arena_top + MAX_MOVES > ARENA_SIZE or s.path_depth >= MAX_PATH or p.sp + 2 >= s.max_ply:
-        s.aborted = True
+        # too deep to follow: give this line up as a truncated disproof, which is never
+        # taken for a real one
         s.overflow = True
+        rep_add(s, path_key, FLAG_TRUNCATED)
         return
     moves = &s.move_arena[s.arena_top]
     n = generate(p, moves, GEN_CHECKS if or_node else GEN_LEGAL)
     if n == 0:
         if or_node:
-            tt_put(s, key, hand, UNBOUNDED, INF, 0, 0, 0, 1)
+            tt_put(s, key, hand, UNBOUNDED, INF, 0, 0, 1)
         else:
-            tt_put(s, key, hand, bound, 0, INF, 0, 0, 1)
+            tt_put(s, key, hand, bound, 0, INF, 0, 1)
         return
     if bound < (1 if or_node else 2):
         # the mate, if any, is longer than allowed
-        tt_put(s, key, hand, bound, INF, 0, 0, 0, 1)
+        tt_put(s, key, hand, bound, INF, 0, 0, 1)
         return
     kids = &s.arena[s.arena_top]
     s.arena_top += n
@@ -379,7 +420,11 @@ cdef void mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound
             if path_contains(s, path_id(c.key, c.hand)):
                 c.pn = INF; c.dn = 0; c.length = 0; c.flags = FLAG_PATH
             else:
-                tt_look(s, c.key, c.hand, bound - 1, c)
+                c.flags = rep_flags_of(s, path_key_after(path_key, c.move))
+                if c.flags:
+                    c.pn = INF; c.dn = 0; c.length = 0
+                else:
+                    tt_look(s, c.key, c.hand, bound - 1, c)
             # a delayed move counts once the move it waits for is settled: disproved
             # at an OR node, proved at an AND node
             active = c.prev < 0 or (kids[c.prev].dn == 0 if or_node else kids[c.prev].pn == 0)
@@ -433,21 +478,27 @@ cdef void mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound
             c_dn = th_dn if th_dn < sat_add(second, second // 4 + 1) else sat_add(second, second // 4 + 1)
             c_pn = sat_add(th_pn - pn, c.pn) if th_pn < INF else INF
         pos_do_move(p, c.move)
-        mid(s, c_pn, c_dn, not or_node, bound - 1)
+        mid(s, c_pn, c_dn, not or_node, bound - 1, path_key_after(path_key, c.move))
         pos_undo_move(p)
     path_remove(s, id)
     s.arena_top -= n
-    tt_put(s, key, hand, bound, pn, dn, length, flags, s.nodes - work_start)
+    if dn == 0 and flags:
+        rep_add(s, path_key, flags)
+    else:
+        tt_put(s, key, hand, bound, pn, dn, length, s.nodes - work_start)
 
 
 cdef int _cleanest_disproof(Child* kids, int n) noexcept nogil:
     """An AND node is refuted by any disproved evasion: prefer one that does not rely
-    on a repetition."""
-    cdef int i
+    on the path, then one that relies on a repetition rather than on truncation."""
+    cdef int i, flags = FLAG_TRUNCATED
     for i in range(n):
-        if kids[i].dn == 0 and not (kids[i].flags & FLAG_PATH):
-            return 0
-    return FLAG_PATH
+        if kids[i].dn == 0:
+            if not kids[i].flags:
+                return 0
+            if kids[i].flags == FLAG_PATH:
+                flags = FLAG_PATH
+    return flags
 
 
 class MateResult:
@@ -482,7 +533,10 @@ cdef class MateSolver:
         self.s.arena = <Child*>calloc(ARENA_SIZE, sizeof(Child))
         self.s.move_arena = <int*>calloc(ARENA_SIZE, sizeof(int))
         self.s.path = <uint64_t*>calloc(PATH_SLOTS, sizeof(uint64_t))
-        if self.s.arena == NULL or self.s.path == NULL or self.s.move_arena == NULL:
+        self.s.rep = <uint64_t*>calloc(REP_SLOTS, sizeof(uint64_t))
+        self.s.rep_flags = <uint8_t*>calloc(REP_SLOTS, sizeof(uint8_t))
+        if (self.s.arena == NULL or self.s.path == NULL or self.s.move_arena == NULL
+                or self.s.rep == NULL or self.s.rep_flags == NULL):
             raise MemoryError()
 
     def __dealloc__(self):
@@ -490,6 +544,8 @@ cdef class MateSolver:
         free(self.s.arena)
         free(self.s.move_arena)
         free(self.s.path)
+        free(self.s.rep)
+        free(self.s.rep_flags)
         pos_free(&self.s.pos)
 
     def set_hash(self, int megabytes) -> None:
@@ -523,6 +579,13 @@ cdef class MateSolver:
         for i in range(n):
             used += self.s.table[i].used
         return used * 1000 // n if n else 0
+
+    def table_usage(self) -> tuple:
+        """(entries in use, capacity) over the whole table."""
+        cdef uint64_t i, used = 0
+        for i in range(self.s.buckets * BUCKET):
+            used += self.s.table[i].used
+        return used, self.s.buckets * BUCKET
 
     def _emit_progress(self) -> None:
         if self.on_info is not None:
@@ -589,20 +652,30 @@ cdef class MateSolver:
         cdef Child root
         root.init_pn = 1
         root.init_dn = 1
+        cdef int root_flags = 0
         memset(s.path, 0, PATH_SLOTS * sizeof(uint64_t))
+        memset(s.rep, 0, REP_SLOTS * sizeof(uint64_t))
+        s.rep_count = 0
         s.path_depth = 0
         s.arena_top = 0
         with nogil:
             while not s.aborted:
-                mid(s, INF - 1, INF - 1, True, bound)
+                mid(s, INF - 1, INF - 1, True, bound, ROOT_PATH_KEY)
+                root_flags = rep_flags_of(s, ROOT_PATH_KEY)
+                if root_flags:
+                    break
                 tt_look(s, state(&s.pos).board_key, s.pos.hand[s.attacker], bound, &root)
                 if root.pn == 0 or root.dn == 0:
                     break
+        if root_flags:
+            # disproved through repetitions on the root's own paths is a real disproof;
+            # through a line cut off at the depth limit it is not
+            return -1 if root_flags == FLAG_PATH and bound == UNBOUNDED else 0
         tt_look(s, state(&s.pos).board_key, s.pos.hand[s.attacker], bound, &root)
         if root.pn == 0:
             length[0] = root.length
             return 1
-        if root.dn == 0 and not (root.flags & FLAG_PATH) and bound == UNBOUNDED:
+        if root.dn == 0 and bound == UNBOUNDED:
             return -1
         return 0
 

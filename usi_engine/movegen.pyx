@@ -190,6 +190,98 @@ cdef int _generate_legal(const Pos* p, int* out, int kind) noexcept nogil:
     return n
 
 
+cdef inline int _add_checking_board_moves(const Pos* p, int* out, int n, int frm, int pc,
+                                          bb_t targets, const bb_t* direct,
+                                          bint discovers) noexcept nogil:
+    """Append the moves of pc from frm to targets that give check: directly (the
+    destination is in direct[type after the move]) or, when frm shields the enemy king
+    from one of our sliders, by leaving the line."""
+    cdef int us = piece_color(pc)
+    cdef int pt = piece_type(pc)
+    cdef int ek = p.king_sq[us ^ 1]
+    cdef bb_t zone = usi_tables.zone[us]
+    cdef bb_t dead = usi_tables.dead[us][pt]
+    cdef bint may_promote = can_promote_type(pt)
+    cdef bint from_zone = bb_test(zone, frm)
+    cdef bb_t off_line = ~usi_tables.line[ek][frm] if discovers else 0
+    cdef int to
+    while targets:
+        to = bb_pop(&targets)
+        if may_promote and (from_zone or bb_test(zone, to)):
+            if bb_test(direct[pt + PROMOTED] | off_line, to):
+                out[n] = make_move(frm, to, True)
+                n += 1
+            if not bb_test(dead, to) and bb_test(direct[pt] | off_line, to):
+                out[n] = make_move(frm, to, False)
+                n += 1
+        elif bb_test(direct[pt] | off_line, to):
+            out[n] = make_move(frm, to, False)
+            n += 1
+    return n
+
+
+cdef int _generate_checks(const Pos* p, int* out) noexcept nogil:
+    """Legal checking moves when the side to move is not in check (the tsume solver's
+    OR nodes): drops onto the squares that see the king, piece moves onto them, and
+    moves of a piece that uncovers a slider."""
+    cdef int us = p.side
+    cdef int them = us ^ 1
+    cdef int ek = p.king_sq[them]
+    cdef int ksq = p.king_sq[us]
+    cdef bb_t occ = p.occupied
+    cdef bb_t own = p.by_color[us]
+    cdef bb_t empty = usi_tables.all & ~occ
+    cdef bb_t direct[16]
+    cdef bb_t b, t, pinned, discoverers, pawns
+    cdef int pt, frm, pc, to, n = 0, pawn_sq
+    cdef unsigned int h = p.hand[us]
+    if ek < 0:
+        return 0
+    # squares from which a piece of ours of each type would attack the king: the
+    # king's view as a piece of that type of the opposite colour
+    for pt in range(PAWN, DRAGON + 1):
+        direct[pt] = piece_attacks(make_piece(them, pt), ek, occ) if pt != KING else 0
+    # drops
+    for pt in range(PAWN, KING):
+        if not hand_count(h, pt):
+            continue
+        t = direct[pt] & empty & ~usi_tables.dead[us][pt]
+        if pt == PAWN and t:
+            pawns = pieces(p, us, PAWN)
+            while pawns:
+                t &= ~usi_tables.file_mask[square_file(bb_pop(&pawns))]
+            if t and is_pawn_drop_mate(p, bb_lsb(t)):
+                t = 0
+        while t:
+            out[n] = make_drop(pt, bb_pop(&t))
+            n += 1
+    # board moves
+    pinned = pinned_pieces(p, us)
+    discoverers = slider_blockers(p, them, us) & own
+    b = own
+    while b:
+        frm = bb_pop(&b)
+        pc = p.board[frm]
+        pt = piece_type(pc)
+        t = piece_attacks(pc, frm, occ) & ~own
+        if bb_test(pinned, frm):
+            t &= usi_tables.line[ksq][frm]
+        if not t:
+            continue
+        if pt == KING:
+            if not bb_test(discoverers, frm):
+                continue
+            t &= ~usi_tables.line[ek][frm]
+            while t:
+                to = bb_pop(&t)
+                if not is_attacked(p, them, to, occ ^ bb_square(frm)):
+                    out[n] = make_move(frm, to, False)
+                    n += 1
+            continue
+        n = _add_checking_board_moves(p, out, n, frm, pc, t, direct, bb_test(discoverers, frm))
+    return n
+
+
 cdef int generate(const Pos* p, int* out, int kind) noexcept nogil:
     """Write the requested legal moves to out (room for MAX_MOVES) and return how many."""
     cdef int n, i, k
@@ -198,6 +290,8 @@ cdef int generate(const Pos* p, int* out, int kind) noexcept nogil:
             return 0
         return _generate_legal(p, out, GEN_LEGAL)
     if kind == GEN_CHECKS:
+        if not state(p).checkers:
+            return _generate_checks(p, out)
         n = _generate_legal(p, out, GEN_LEGAL)
         k = 0
         for i in range(n):
