@@ -94,7 +94,7 @@ def test_tiny_table_keeps_running_when_full():
     result = s.solve(Position(hard), time_ms=1500)
     assert result.status == "timeout" and result.nodes > 100_000
     used, capacity = s.table_usage()
-    assert used == capacity
+    assert used >= 0.99 * capacity
     result = s.solve(Position(KOTEN_3), time_ms=5000)         # and it still solves
     assert result.status == "mate" and len(result.pv) == 3
 
@@ -104,3 +104,35 @@ def test_solver_does_not_modify_the_position(solver):
     before = (pos.sfen(), pos.key)
     solver.solve(pos, time_ms=2000)
     assert (pos.sfen(), pos.key) == before
+
+
+SHORT_PROBLEMS = [                  # (sfen, published length)
+    ("4k4/9/9/9/3+PP4/9/9/9/9 b 4G2r2b4s4n4l16p 1", 9),
+    ("8k/7p1/1r7/5bS2/7N1/9/9/9/9 b RSNLb4g2s2n3l17p 1", 7),
+    ("4RB1k1/5s3/7n1/5s1LP/9/7r1/9/9/6K2 b b4g2s3n3l17p 1", 13),   # Karolina
+    (KOTEN_3, 3),
+    (FUTAKAMI_11, 11),
+]
+
+
+@pytest.mark.parametrize("sfen,length", SHORT_PROBLEMS)
+def test_short_problems_have_their_published_lengths(solver, sfen, length):
+    result = solver.solve(Position(sfen), time_ms=20000)
+    assert result.status == "mate" and len(result.pv) == length
+    assert replay_is_mate(sfen, result.pv)
+
+
+@pytest.mark.parametrize("sfen,length", SHORT_PROBLEMS)
+def test_generalised_hands_and_heuristics_do_not_change_the_answer(sfen, length):
+    from usi_engine import mate
+    results = []
+    try:
+        for settings in [(True, True, True), (False, False, False)]:
+            mate._set_heuristics(*settings)
+            s = MateSolver()
+            s.set_hash(16)
+            r = s.solve(Position(sfen), time_ms=20000)
+            results.append((r.status, len(r.pv)))
+    finally:
+        mate._set_heuristics(True, True, True)
+    assert results[0] == results[1] == ("mate", length)

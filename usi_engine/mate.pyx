@@ -29,8 +29,9 @@ from usi_engine.types cimport *
 from usi_engine.bitboard cimport *
 from usi_engine.position cimport (Pos, Position, state, in_check, pos_do_move, pos_undo_move,
                                   pos_copy, pos_free, pos_reserve, pos_board_key_after,
-                                  hand_unit, hand_covers, attackers_to)
-from usi_engine.movegen cimport GEN_CHECKS, GEN_LEGAL, generate
+                                  hand_unit, hand_covers, hand_count, attackers_to,
+                                  HAND_FIELD, HAND_SHIFT)
+from usi_engine.movegen cimport GEN_CHECKS, GEN_LEGAL, generate, gives_check
 
 cdef extern from "atomics.h" nogil:
     int atomic_load_int(const int* p)
@@ -60,14 +61,21 @@ cdef int64_t INFO_INTERVAL_NS = 500000000
 
 cdef struct MateEntry:
     uint64_t key
-    uint32_t hand            # attacker's hand
-    uint32_t pn              # proof/disproof numbers of the last search of this entry,
-    uint32_t dn              # made with length bound search_bound
+    uint32_t hand            # UNKNOWN: the attacker's hand; PROVEN: proof hand (any hand
+                             # holding it mates); DISPROVEN: disproof hand (any hand it holds fails)
+    uint32_t pn              # UNKNOWN: proof/disproof numbers of the last search, made
+    uint32_t dn              # with length bound `bound`
     uint32_t work            # nodes spent under this entry (replacement priority)
-    uint16_t proven_len      # a mate in this many plies exists (NO_LENGTH: none known)
-    uint16_t nomate_bound    # no mate within this many plies (0: nothing known)
-    uint16_t search_bound
-    uint8_t used
+    uint16_t length          # PROVEN: a mate in this many plies
+    uint16_t bound           # UNKNOWN: bound of pn/dn; DISPROVEN: no mate within this
+    uint8_t kind
+
+
+cdef enum:
+    KIND_EMPTY = 0
+    KIND_UNKNOWN = 1
+    KIND_PROVEN = 2
+    KIND_DISPROVEN = 3
 
 
 cdef struct Child:
@@ -78,6 +86,7 @@ cdef struct Child:
     uint32_t dn
     uint32_t init_pn         # df-pn+ estimate for a child never searched
     uint32_t init_dn
+    uint32_t solved_hand     # proof or disproof hand when solved
     int length
     int flags
     int prev                 # index of the move this one waits for (-1: none)
@@ -113,73 +122,196 @@ cdef inline uint32_t sat_add(uint32_t a, uint32_t b) noexcept nogil:
     return INF if s >= INF else <uint32_t>s
 
 
+# ---- hands as proof and disproof pieces ------------------------------------------------
+cdef int HAND_MAX[8]
+HAND_MAX[:] = [0, 18, 4, 4, 4, 2, 2, 4]
+
+
+cdef inline uint32_t hand_with(uint32_t h, int pt, int count) noexcept nogil:
+    return (h & ~HAND_FIELD[pt]) | ((<uint32_t>count) << HAND_SHIFT[pt])
+
+
+cdef inline uint32_t hand_plus(uint32_t h, int pt) noexcept nogil:
+    cdef int n = hand_count(h, pt)
+    return hand_with(h, pt, n + 1 if n < HAND_MAX[pt] else n)
+
+
+cdef inline uint32_t hand_minus(uint32_t h, int pt) noexcept nogil:
+    cdef int n = hand_count(h, pt)
+    return hand_with(h, pt, n - 1 if n > 0 else 0)
+
+
+cdef inline uint32_t hand_union(uint32_t a, uint32_t b) noexcept nogil:
+    cdef int pt
+    for pt in range(PAWN, KING):
+        if hand_count(b, pt) > hand_count(a, pt):
+            a = hand_with(a, pt, hand_count(b, pt))
+    return a
+
+
+cdef inline uint32_t hand_intersection(uint32_t a, uint32_t b) noexcept nogil:
+    cdef int pt
+    for pt in range(PAWN, KING):
+        if hand_count(b, pt) < hand_count(a, pt):
+            a = hand_with(a, pt, hand_count(b, pt))
+    return a
+
+
+cdef uint32_t FULL_HAND = 0
+
+
+cdef void _init_full_hand() noexcept nogil:
+    global FULL_HAND
+    cdef int pt
+    for pt in range(PAWN, KING):
+        FULL_HAND = hand_with(FULL_HAND, pt, HAND_MAX[pt])
+
+
+_init_full_hand()
+
+
+cdef uint32_t proof_hand_needs_blockers(const Pos* p, uint32_t proof, uint32_t hand) noexcept nogil:
+    """At a proved defender node: if the check could be blocked by a drop, the proof
+    relied on the defender holding none of the piece types it lacks, so the attacker
+    must keep all of those (here: `hand`'s count) for the proof to carry over."""
+    cdef bb_t checkers = state(p).checkers
+    cdef int k = p.king_sq[p.side]
+    cdef uint32_t defender = p.hand[p.side]
+    cdef int pt
+    if not checkers or bb_more_than_one(checkers) or k < 0:
+        return proof
+    if not usi_tables.between[k][bb_lsb(checkers)]:
+        return proof
+    for pt in range(PAWN, KING):
+        if hand_count(defender, pt) == 0:
+            proof = hand_with(proof, pt, hand_count(hand, pt))
+    return proof
+
+
+cdef uint32_t disproof_hand_without_new_checks(const Pos* p, uint32_t disproof) noexcept nogil:
+    """At a disproved attacker node: a piece type the attacker lacks might give a new
+    drop check if held; the disproof then only holds for hands without it."""
+    cdef int us = p.side
+    cdef int ek = p.king_sq[us ^ 1]
+    cdef uint32_t h = p.hand[us]
+    cdef bb_t empty = usi_tables.all & ~p.occupied
+    cdef bb_t squares
+    cdef int pt
+    for pt in range(PAWN, KING):
+        if hand_count(h, pt):
+            continue
+        if ek < 0:
+            squares = 0
+        else:
+            squares = piece_attacks(make_piece(us ^ 1, pt), ek, p.occupied) & empty \
+                      & ~usi_tables.dead[us][pt]
+        if squares:
+            disproof = hand_with(disproof, pt, 0)
+    return disproof
+
+
 cdef inline MateEntry* _bucket(Solver* s, uint64_t key) noexcept nogil:
     return &s.table[(<uint64_t>(((<bb_t>key) * s.buckets) >> 64)) * BUCKET]
 
 
 cdef void tt_look(Solver* s, uint64_t key, uint32_t hand, int bound, Child* c) noexcept nogil:
-    """Fill c.pn/dn/length/flags for a search with this length bound, using hand
-    dominance for proofs and disproofs; unknown positions get c's initial estimate."""
+    """Fill c.pn/dn/length/solved_hand for a search with this length bound, using the
+    proof and disproof hands; an unknown position gets c's initial estimate."""
     cdef MateEntry* b = _bucket(s, key)
     cdef MateEntry* exact = NULL
+    cdef MateEntry* proven = NULL
     cdef int i
     for i in range(BUCKET):
-        if not b[i].used or b[i].key != key:
+        if b[i].key != key or b[i].kind == KIND_EMPTY:
             continue
-        if b[i].proven_len <= bound and hand_covers(hand, b[i].hand):
-            c.pn = 0; c.dn = INF; c.length = b[i].proven_len; c.flags = 0
-            return
-        if b[i].nomate_bound >= bound and hand_covers(b[i].hand, hand):
-            c.pn = INF; c.dn = 0; c.length = 0; c.flags = 0
-            return
-        if b[i].hand == hand:
+        if b[i].kind == KIND_PROVEN:
+            if b[i].length <= bound and hand_covers(hand, b[i].hand) and (
+                    proven == NULL or b[i].length < proven.length):
+                proven = &b[i]
+        elif b[i].kind == KIND_DISPROVEN:
+            if b[i].bound >= bound and hand_covers(b[i].hand, hand) and proven == NULL:
+                c.pn = INF; c.dn = 0; c.length = 0; c.solved_hand = b[i].hand
+                return
+        elif b[i].hand == hand:
+            # proof numbers from a search under another length bound are still the
+            # best estimate there is; only proofs and disproofs must respect bounds
             exact = &b[i]
     c.length = 0
-    c.flags = 0
-    if exact != NULL and exact.search_bound == bound:
+    if proven != NULL:
+        c.pn = 0; c.dn = INF; c.length = proven.length; c.solved_hand = proven.hand
+    elif exact != NULL:
         c.pn = exact.pn; c.dn = exact.dn
     else:
         c.pn = c.init_pn; c.dn = c.init_dn
 
 
-cdef void tt_put(Solver* s, uint64_t key, uint32_t hand, int bound, uint32_t pn, uint32_t dn,
-                 int length, uint64_t work) noexcept nogil:
-    """Record a path-independent result (path-dependent disproofs go to rep_add)."""
+cdef MateEntry* _slot(Solver* s, uint64_t key, int kind, uint32_t hand,
+                      uint32_t actual_hand) noexcept nogil:
+    """The entry to write: the same kind with the same hand, else the unknown entry of
+    the actual hand (a result replaces its search state), else an empty or the
+    cheapest slot."""
     cdef MateEntry* b = _bucket(s, key)
-    cdef MateEntry* e = NULL
+    cdef MateEntry* victim = NULL
     cdef uint64_t priority, lowest = <uint64_t>-1
     cdef int i
     for i in range(BUCKET):
-        if b[i].used and b[i].key == key and b[i].hand == hand:
-            e = &b[i]
-            work += b[i].work
-            break
-    if e == NULL:
-        for i in range(BUCKET):
-            if not b[i].used:
-                e = &b[i]
-                break
-            # solved entries are worth more than their work suggests
-            priority = b[i].work + (1 << 20 if (b[i].proven_len != NO_LENGTH
-                                                or b[i].nomate_bound) else 0)
-            if priority < lowest:
-                lowest = priority
-                e = &b[i]
-        e.key = key
-        e.hand = hand
-        e.proven_len = NO_LENGTH
-        e.nomate_bound = 0
-        e.used = 1
-    if pn == 0:
-        if length < e.proven_len:
-            e.proven_len = length
-    elif dn == 0:
-        if bound > e.nomate_bound:
-            e.nomate_bound = bound
+        if b[i].key == key and b[i].kind == kind and b[i].hand == hand:
+            return &b[i]
+    for i in range(BUCKET):
+        if b[i].key == key and b[i].kind == KIND_UNKNOWN and b[i].hand == actual_hand:
+            b[i].work = 0
+            return &b[i]
+    for i in range(BUCKET):
+        if b[i].kind == KIND_EMPTY:
+            b[i].work = 0
+            return &b[i]
+        # solved entries are worth more than their work suggests
+        priority = b[i].work + (1 << 20 if b[i].kind != KIND_UNKNOWN else 0)
+        if priority < lowest:
+            lowest = priority
+            victim = &b[i]
+    victim.work = 0
+    return victim
+
+
+cdef inline void _stamp(MateEntry* e, uint64_t key, int kind, uint32_t hand, uint64_t work) noexcept nogil:
+    if e.key != key or e.kind != kind or e.hand != hand:
+        e.length = NO_LENGTH
+        e.bound = 0
+    e.key = key
+    e.kind = kind
+    e.hand = hand
+    work += e.work
+    e.work = <uint32_t>(work if work < WORK_CAP else WORK_CAP)
+
+
+cdef void tt_put_unknown(Solver* s, uint64_t key, uint32_t hand, int bound, uint32_t pn,
+                         uint32_t dn, uint64_t work) noexcept nogil:
+    cdef MateEntry* e = _slot(s, key, KIND_UNKNOWN, hand, hand)
+    _stamp(e, key, KIND_UNKNOWN, hand, work)
     e.pn = pn
     e.dn = dn
-    e.search_bound = bound
-    e.work = <uint32_t>(work if work < WORK_CAP else WORK_CAP)
+    e.bound = bound
+
+
+cdef void tt_put_proven(Solver* s, uint64_t key, uint32_t proof_hand, int length,
+                        uint32_t actual_hand, uint64_t work) noexcept nogil:
+    cdef MateEntry* e = _slot(s, key, KIND_PROVEN, proof_hand, actual_hand)
+    _stamp(e, key, KIND_PROVEN, proof_hand, work)
+    if length < e.length:
+        e.length = length
+    e.pn = 0
+    e.dn = INF
+
+
+cdef void tt_put_disproven(Solver* s, uint64_t key, uint32_t disproof_hand, int bound,
+                           uint32_t actual_hand, uint64_t work) noexcept nogil:
+    cdef MateEntry* e = _slot(s, key, KIND_DISPROVEN, disproof_hand, actual_hand)
+    _stamp(e, key, KIND_DISPROVEN, disproof_hand, work)
+    if bound > e.bound:
+        e.bound = bound
+    e.pn = INF
+    e.dn = 0
 
 
 cdef inline uint64_t path_id(uint64_t key, uint32_t hand) noexcept nogil:
@@ -293,6 +425,20 @@ cdef inline uint32_t child_hand(const Pos* p, int m, uint32_t hand, bint attacke
     return hand
 
 
+cdef bint USE_DFPN_PLUS = True
+cdef bint USE_DELAY = True
+cdef bint USE_HAND_SETS = True
+
+
+def _set_heuristics(bint dfpn_plus=True, bint delay=True, bint hand_sets=True):
+    """Switch the df-pn+ estimates, the delayed expansion and the generalised proof
+    and disproof hands (for experiments and tests)."""
+    global USE_DFPN_PLUS, USE_DELAY, USE_HAND_SETS
+    USE_DFPN_PLUS = dfpn_plus
+    USE_DELAY = delay
+    USE_HAND_SETS = hand_sets
+
+
 cdef void initial_estimate(const Pos* p, int m, bint or_node, Child* c) noexcept nogil:
     """df-pn+ starting values for a child never searched, from how well each side
     covers the destination (the idea of GPS shogi's and KomoringHeights' estimators)."""
@@ -305,6 +451,8 @@ cdef void initial_estimate(const Pos* p, int m, bint or_node, Child* c) noexcept
     cdef int captured
     c.init_pn = 1
     c.init_dn = 1
+    if not USE_DFPN_PLUS:
+        return
     if or_node:
         if theirs >= 2:
             c.init_pn += 1
@@ -333,6 +481,8 @@ cdef inline bint _delayable(const Pos* p, int m, bint or_node) noexcept nogil:
     another piece on the same square) and non-promotions of pawn/bishop/rook (after
     the promotion)."""
     cdef int pt
+    if not USE_DELAY:
+        return False
     if move_is_drop(m):
         return not or_node
     if move_is_promotion(m):
@@ -343,24 +493,75 @@ cdef inline bint _delayable(const Pos* p, int m, bint or_node) noexcept nogil:
 
 
 cdef void link_delayed(const Pos* p, Child* kids, int n, bint or_node) noexcept nogil:
-    """Chain each delayable move behind the previous move of its kind: same square for
-    drops; same from/to for a non-promotion behind its promotion."""
-    cdef int i, j, mi, mj
+    """Chain each delayable move behind the previous move of its kind: drops on the
+    same square; drops that no defender piece supports and that give no check, on
+    any square (such interpositions rarely matter, and counting each would inflate
+    the proof number); a non-promotion behind its promotion."""
+    cdef int i, j, mi, mj, last_loose = -1
+    cdef bint loose
     for i in range(n):
         kids[i].prev = -1
         mi = kids[i].move
         if not _delayable(p, mi, or_node):
             continue
-        for j in range(i - 1, -1, -1):
-            mj = kids[j].move
-            if move_is_drop(mi):
+        if move_is_drop(mi):
+            loose = (not attackers_to(p, p.side, move_to(mi), p.occupied)
+                     and not gives_check(p, mi))
+            if loose:
+                kids[i].prev = last_loose
+                last_loose = i
+                continue
+            for j in range(i - 1, -1, -1):
+                mj = kids[j].move
                 if move_is_drop(mj) and move_to(mj) == move_to(mi):
                     kids[i].prev = j
                     break
-            elif (move_to(mj) == move_to(mi) and move_from(mj) == move_from(mi)
-                  and move_is_promotion(mj)):
-                kids[i].prev = j
-                break
+        else:
+            for j in range(i - 1, -1, -1):
+                mj = kids[j].move
+                if (move_to(mj) == move_to(mi) and move_from(mj) == move_from(mi)
+                        and move_is_promotion(mj)):
+                    kids[i].prev = j
+                    break
+
+
+cdef bint _look_ahead(Solver* s, Child* kids, int n, uint32_t hand) noexcept nogil:
+    """At a new attacker node, play each check and count the replies: a check with
+    none mates at once (the node is proved, with the proof stored for both), and the
+    number of replies is a better first proof number than any static guess."""
+    cdef Pos* p = &s.pos
+    cdef int* replies = &s.move_arena[s.arena_top]
+    cdef int i, count
+    cdef uint32_t proof
+    cdef Child probe
+    probe.init_pn = 1
+    probe.init_dn = 1
+    for i in range(n):
+        tt_look(s, kids[i].key, kids[i].hand, UNBOUNDED, &probe)
+        if probe.pn == 0 or probe.dn == 0:
+            continue        # already known: the main loop will read it
+        pos_do_move(p, kids[i].move)
+        count = generate(p, replies, GEN_LEGAL)
+        if count == 0:
+            proof = proof_hand_needs_blockers(p, 0, kids[i].hand) if USE_HAND_SETS else kids[i].hand
+            pos_undo_move(p)
+            tt_put_proven(s, kids[i].key, proof, 0, kids[i].hand, 1)
+            if move_is_drop(kids[i].move) and USE_HAND_SETS:
+                proof = hand_plus(proof, move_dropped_type(kids[i].move))
+            elif USE_HAND_SETS and p.board[move_to(kids[i].move)] != EMPTY:
+                proof = hand_minus(proof, unpromoted(piece_type(p.board[move_to(kids[i].move)])))
+            tt_put_proven(s, state(p).board_key, hand_intersection(proof, hand) if USE_HAND_SETS
+                          else hand, 1, hand, 1)
+            return True
+        pos_undo_move(p)
+        kids[i].init_pn = count if USE_DFPN_PLUS else 1
+    return False
+
+
+cdef inline int child_bound(int bound) noexcept nogil:
+    """An unbounded search stays unbounded all the way down, so that a position has
+    the same bound whatever the depth it is reached at."""
+    return bound if bound == UNBOUNDED else bound - 1
 
 
 cdef void mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound,
@@ -381,7 +582,7 @@ cdef void mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound
     count_node(s)
     if s.aborted:
         return
-    if s.arena_top + MAX_MOVES > ARENA_SIZE or s.path_depth >= MAX_PATH or p.sp + 2 >= s.max_ply:
+    if s.arena_top + 2 * MAX_MOVES > ARENA_SIZE or s.path_depth >= MAX_PATH or p.sp + 2 >= s.max_ply:
         # too deep to follow: give this line up as a truncated disproof, which is never
         # taken for a real one
         s.overflow = True
@@ -391,13 +592,14 @@ cdef void mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound
     n = generate(p, moves, GEN_CHECKS if or_node else GEN_LEGAL)
     if n == 0:
         if or_node:
-            tt_put(s, key, hand, UNBOUNDED, INF, 0, 0, 1)
+            tt_put_disproven(s, key, disproof_hand_without_new_checks(p, FULL_HAND),
+                             UNBOUNDED, hand, 1)
         else:
-            tt_put(s, key, hand, bound, 0, INF, 0, 1)
+            tt_put_proven(s, key, proof_hand_needs_blockers(p, 0, hand), 0, hand, 1)
         return
     if bound < (1 if or_node else 2):
-        # the mate, if any, is longer than allowed
-        tt_put(s, key, hand, bound, INF, 0, 0, 1)
+        # the mate, if any, is longer than allowed, whatever the hand
+        tt_put_disproven(s, key, FULL_HAND, bound, hand, 1)
         return
     kids = &s.arena[s.arena_top]
     s.arena_top += n
@@ -406,6 +608,9 @@ cdef void mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound
         kids[i].key = pos_board_key_after(p, moves[i])
         kids[i].hand = child_hand(p, moves[i], hand, or_node)
         initial_estimate(p, moves[i], or_node, &kids[i])
+    if or_node and _look_ahead(s, kids, n, hand):
+        s.arena_top -= n
+        return
     link_delayed(p, kids, n, or_node)
     path_add(s, id)
     while True:
@@ -424,7 +629,7 @@ cdef void mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound
                 if c.flags:
                     c.pn = INF; c.dn = 0; c.length = 0
                 else:
-                    tt_look(s, c.key, c.hand, bound - 1, c)
+                    tt_look(s, c.key, c.hand, child_bound(bound), c)
             # a delayed move counts once the move it waits for is settled: disproved
             # at an OR node, proved at an AND node
             active = c.prev < 0 or (kids[c.prev].dn == 0 if or_node else kids[c.prev].pn == 0)
@@ -478,14 +683,78 @@ cdef void mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound
             c_dn = th_dn if th_dn < sat_add(second, second // 4 + 1) else sat_add(second, second // 4 + 1)
             c_pn = sat_add(th_pn - pn, c.pn) if th_pn < INF else INF
         pos_do_move(p, c.move)
-        mid(s, c_pn, c_dn, not or_node, bound - 1, path_key_after(path_key, c.move))
+        mid(s, c_pn, c_dn, not or_node, child_bound(bound), path_key_after(path_key, c.move))
         pos_undo_move(p)
     path_remove(s, id)
-    s.arena_top -= n
     if dn == 0 and flags:
         rep_add(s, path_key, flags)
+    elif pn == 0:
+        tt_put_proven(s, key, _proof_hand(s, kids, n, or_node, hand, length)
+                      if USE_HAND_SETS else hand, length, hand, s.nodes - work_start)
+    elif dn == 0:
+        tt_put_disproven(s, key, _disproof_hand(s, kids, n, or_node, hand)
+                         if USE_HAND_SETS else hand, bound, hand, s.nodes - work_start)
     else:
-        tt_put(s, key, hand, bound, pn, dn, length, s.nodes - work_start)
+        tt_put_unknown(s, key, hand, bound, pn, dn, s.nodes - work_start)
+    s.arena_top -= n
+
+
+cdef uint32_t _proof_hand(Solver* s, Child* kids, int n, bint or_node, uint32_t hand,
+                          int length) noexcept nogil:
+    """The smallest attacker hand this proof needs: at an OR node the proving child's
+    proof hand plus a dropped piece, less a captured one; at an AND node the union of
+    every evasion's proof hand, plus the pieces the defender could block with."""
+    cdef const Pos* p = &s.pos
+    cdef uint32_t proof = 0
+    cdef int i, m, captured
+    if or_node:
+        for i in range(n):
+            if kids[i].pn == 0 and kids[i].length + 1 == length:
+                proof = kids[i].solved_hand
+                m = kids[i].move
+                if move_is_drop(m):
+                    proof = hand_plus(proof, move_dropped_type(m))
+                else:
+                    captured = p.board[move_to(m)]
+                    if captured != EMPTY:
+                        proof = hand_minus(proof, unpromoted(piece_type(captured)))
+                return hand_intersection(proof, hand)
+        return hand
+    for i in range(n):
+        proof = hand_union(proof, kids[i].solved_hand)
+    return hand_intersection(proof_hand_needs_blockers(p, proof, hand), hand)
+
+
+cdef uint32_t _disproof_hand(Solver* s, Child* kids, int n, bint or_node, uint32_t hand) noexcept nogil:
+    """The largest attacker hand this disproof covers: at an OR node the intersection
+    of every check's disproof hand (a dropped piece added back, a captured one taken
+    off), without piece types that would give new drop checks; at an AND node the
+    refuting evasion's, capped where that evasion is a drop the defender must hold."""
+    cdef const Pos* p = &s.pos
+    cdef uint32_t disproof = FULL_HAND
+    cdef uint32_t d
+    cdef int i, m, captured
+    if or_node:
+        for i in range(n):
+            d = kids[i].solved_hand
+            m = kids[i].move
+            if move_is_drop(m):
+                d = hand_plus(d, move_dropped_type(m))
+            else:
+                captured = p.board[move_to(m)]
+                if captured != EMPTY:
+                    d = hand_minus(d, unpromoted(piece_type(captured)))
+            disproof = hand_intersection(disproof, d)
+        return hand_union(disproof_hand_without_new_checks(p, disproof), hand)
+    for i in range(n):
+        if kids[i].dn == 0 and not kids[i].flags:
+            disproof = kids[i].solved_hand
+            m = kids[i].move
+            if move_is_drop(m):
+                disproof = hand_with(disproof, move_dropped_type(m),
+                                     hand_count(hand, move_dropped_type(m)))
+            return hand_union(disproof, hand)
+    return hand
 
 
 cdef int _cleanest_disproof(Child* kids, int n) noexcept nogil:
@@ -577,14 +846,14 @@ cdef class MateSolver:
         cdef int i, used = 0
         cdef int n = min(1000, self.s.buckets * BUCKET)
         for i in range(n):
-            used += self.s.table[i].used
+            used += self.s.table[i].kind != KIND_EMPTY
         return used * 1000 // n if n else 0
 
     def table_usage(self) -> tuple:
         """(entries in use, capacity) over the whole table."""
         cdef uint64_t i, used = 0
         for i in range(self.s.buckets * BUCKET):
-            used += self.s.table[i].used
+            used += self.s.table[i].kind != KIND_EMPTY
         return used, self.s.buckets * BUCKET
 
     def _emit_progress(self) -> None:
@@ -702,7 +971,8 @@ cdef class MateSolver:
             pick_len = 0
             for i in range(n):
                 tt_look(s, pos_board_key_after(p, moves[i]),
-                        child_hand(p, moves[i], p.hand[s.attacker], or_node), bound - 1, &c)
+                        child_hand(p, moves[i], p.hand[s.attacker], or_node),
+                        child_bound(bound), &c)
                 if c.pn != 0:
                     if not or_node:
                         pick = -2           # an evasion not (or no longer) proved
