@@ -175,3 +175,19 @@ def test_tiny_hash_keeps_working_when_full():
     s.set_hash(1)
     result = s.search(Position(MIDGAME), depth=6)
     assert result.best != 0 and s.hashfull() > 900
+
+
+@pytest.mark.parametrize("sfen,nodes", [
+    # found by bench/match.py: cut off mid-iteration, the search used to report an
+    # aspiration bound as "mated in 10" and the engine resigned a won game
+    ("ln1gks2l/3spg3/2pp4p/p3N1PP1/1pP6/P2PL4/1PSnP1+b2/2KG4+r/LN3R3 w 3Pbgs2p 114", 100_000),
+    ("lnsg3nl/1k2pR3/pppp2+Bpp/9/2P1P1p2/5s1P1/P4pP1P/1P1SG4/LN1GK1+bNL b GPrsp 59", 55_000),
+])
+def test_a_cut_off_iteration_never_reports_its_bounds_as_the_score(sfen, nodes):
+    s = Searcher()
+    s.set_hash(16)
+    full = s.search(Position(sfen), depth=3)
+    s.new_game()
+    cut = s.search(Position(sfen), nodes=nodes)
+    assert cut.score_mate is None
+    assert (cut.score_cp > 0) == (full.score_cp > 0)

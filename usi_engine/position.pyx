@@ -620,7 +620,7 @@ cdef class Position:
     >>> pos.pop() == m
     True
     >>> Position("8k/9/9/9/9/9/9/9/9 b G 1").perft(1)   # tsume: no attacking king
-    77
+    80
     """
 
     def __cinit__(self):

@@ -524,6 +524,7 @@ cdef class Searcher:
     cdef object on_info
     cdef int multipv
     cdef bint searching
+    cdef list completed_lines     # [(move, score, seldepth, pv)] of the last whole iteration
 
     def __cinit__(self):
         memset(&self.tt, 0, sizeof(TT))
@@ -619,13 +620,16 @@ cdef class Searcher:
         max_depth = depth if 0 < depth < MAX_PLY - 8 else MAX_PLY - 8
         tt_new_search(&self.tt)
         completed = 0
+        self.completed_lines = []
         for d in range(1, max_depth + 1):
             c.current_depth = d
             with nogil:
                 self._iterate(d)
             if c.aborted and d > 1:
+                # an iteration cut off mid-way may hold aspiration bounds, not scores
                 break
             completed = d
+            self._snapshot_lines()
             self._emit_iteration(d)
             if c.aborted or self._soft_deadline_passed() or self._mate_settled(d):
                 break
@@ -676,15 +680,26 @@ cdef class Searcher:
     def _elapsed_ms(self) -> int:
         return (monotonic_ns() - self.ctx.start_ns) // 1000000
 
-    def _line_info(self, int index, int depth) -> dict:
+    def _snapshot_lines(self) -> None:
         cdef Context* c = self.ctx
-        cdef RootMove* rm = &c.root_moves[index]
-        cdef int v = rm.score if rm.score != -VALUE_INFINITE else rm.previous_score
+        cdef RootMove* rm
+        cdef int k, v
+        lines = []
+        for k in range(self.multipv):
+            rm = &c.root_moves[k]
+            v = rm.score if rm.score != -VALUE_INFINITE else rm.previous_score
+            lines.append((rm.move, v, rm.seldepth, [rm.pv[i] for i in range(rm.pv_length)]))
+        self.completed_lines = lines
+
+    def _line_info(self, int index, int depth) -> dict:
+        """Report line `index` of the last completed iteration."""
+        cdef Context* c = self.ctx
+        move, v, seldepth, pv = self.completed_lines[index]
         elapsed = max(self._elapsed_ms(), 0)
-        info = {"depth": depth, "seldepth": max(rm.seldepth, depth), "nodes": c.nodes,
+        info = {"depth": depth, "seldepth": max(seldepth, depth), "nodes": c.nodes,
                 "nps": c.nodes * 1000 // elapsed if elapsed > 0 else c.nodes * 1000,
                 "time_ms": elapsed, "hashfull": self.hashfull(), "multipv": index + 1,
-                "pv": [rm.pv[i] for i in range(rm.pv_length)], "bound": None}
+                "pv": list(pv), "bound": None}
         if v == -VALUE_INFINITE:
             info["score_cp"] = 0
         else:
@@ -698,23 +713,28 @@ cdef class Searcher:
             self.on_info(self._line_info(k, depth))
 
     def _emit_progress(self) -> None:
-        if self.on_info is None:
+        if self.on_info is None or not self.completed_lines:
             return
-        info = self._line_info(0, max(self.ctx.current_depth - 1, 1))
-        info["depth"] = self.ctx.current_depth
-        info["seldepth"] = max(self.ctx.seldepth, self.ctx.current_depth)
+        info = self._line_info(0, self.ctx.current_depth - 1)
+        info["seldepth"] = max(self.ctx.seldepth, info["depth"])
         self.on_info(info)
 
     def _result(self, int completed) -> SearchResult:
+        """The last completed iteration's best line (at depth 1, even a partial one: a
+        move is owed however soon the search is stopped)."""
         cdef Context* c = self.ctx
         cdef RootMove* rm = &c.root_moves[0]
-        cdef int v = rm.score if rm.score != -VALUE_INFINITE else rm.previous_score
-        pv = [rm.pv[i] for i in range(rm.pv_length)]
+        if self.completed_lines:
+            move, v, seldepth, pv = self.completed_lines[0]
+        else:
+            move, seldepth = rm.move, rm.seldepth
+            v = rm.score if rm.score != -VALUE_INFINITE else rm.previous_score
+            pv = [rm.pv[i] for i in range(rm.pv_length)]
         fields = _score_fields(v) if v != -VALUE_INFINITE else {"score_cp": 0}
-        return SearchResult(best=rm.move, ponder=pv[1] if len(pv) > 1 else 0,
+        return SearchResult(best=move, ponder=pv[1] if len(pv) > 1 else 0,
                             score_cp=fields.get("score_cp", 0),
                             score_mate=fields.get("score_mate"), depth=completed,
-                            seldepth=max(rm.seldepth, completed), nodes=c.nodes,
+                            seldepth=max(seldepth, completed), nodes=c.nodes,
                             time_ms=self._elapsed_ms(), pv=pv)
 
 
