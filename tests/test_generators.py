@@ -244,3 +244,35 @@ def test_usi_text_of_every_legal_move_parses_back_to_it(name):
         if wrong:
             bad.add(f"{where}: {pos.sfen()} {usi(wrong)}")
     assert not bad, bad.report()
+
+
+def test_has_evasion_agrees_with_the_legal_move_list():
+    checked = 0
+    for _game, _ply, pos, _board in walk(corpus("default")):
+        if pos.is_check():
+            assert pos.has_evasion() == bool(pos.legal_moves()), pos.sfen()
+            checked += 1
+    assert checked > 10_000
+
+
+def test_mate_in_one_finds_a_mate_exactly_when_one_exists():
+    tried = found = 0
+    for _game, ply, pos, _board in walk(corpus("default")):
+        if ply % 7 or pos.is_check():
+            continue
+        tried += 1
+        mating = [m for m in pos.checks() if _mates(pos, m)]
+        m = pos.mate_in_one()
+        if mating:
+            found += 1
+            assert m in mating, pos.sfen()
+        else:
+            assert m == 0, pos.sfen()
+    assert tried > 5_000 and found > 100
+
+
+def _mates(pos, m):
+    pos.push(m)
+    mate = pos.is_checkmate()
+    pos.pop()
+    return mate

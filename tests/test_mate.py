@@ -94,7 +94,7 @@ def test_tiny_table_keeps_running_when_full():
     result = s.solve(Position(hard), time_ms=1500)
     assert result.status == "timeout" and result.nodes > 100_000
     used, capacity = s.table_usage()
-    assert used >= 0.99 * capacity
+    assert used >= 0.9 * capacity
     result = s.solve(Position(KOTEN_3), time_ms=5000)         # and it still solves
     assert result.status == "mate" and len(result.pv) == 3
 

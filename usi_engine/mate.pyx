@@ -31,7 +31,7 @@ from usi_engine.position cimport (Pos, Position, state, in_check, pos_do_move, p
                                   pos_copy, pos_free, pos_reserve, pos_board_key_after,
                                   hand_unit, hand_covers, hand_count, attackers_to,
                                   HAND_FIELD, HAND_SHIFT)
-from usi_engine.movegen cimport GEN_CHECKS, GEN_LEGAL, generate, gives_check
+from usi_engine.movegen cimport GEN_CHECKS, GEN_LEGAL, generate, gives_check, mate_in_one
 
 cdef extern from "atomics.h" nogil:
     int atomic_load_int(const int* p)
@@ -52,6 +52,7 @@ cdef enum:
     MAX_PATH = 4000
     NO_LENGTH = 0xFFFF       # proven_len of an entry with no known mate
     UNBOUNDED = 0xFFFE       # a length bound that never binds
+    LOOKAHEAD_REPLIES = 16   # checks with more replies are not tried for mate in three
 
 cdef uint32_t INF = 1 << 30
 cdef uint64_t ROOT_PATH_KEY = 1
@@ -525,14 +526,31 @@ cdef void link_delayed(const Pos* p, Child* kids, int n, bint or_node) noexcept 
                     break
 
 
-cdef bint _look_ahead(Solver* s, Child* kids, int n, uint32_t hand) noexcept nogil:
-    """At a new attacker node, play each check and count the replies: a check with
-    none mates at once (the node is proved, with the proof stored for both), and the
-    number of replies is a better first proof number than any static guess."""
+cdef bint _prove_mate_in_one(Solver* s, uint32_t hand) noexcept nogil:
+    """At an attacker node: if a check mates at once, record that (and the mated
+    position) with the hands held, so that the mating line can be read back."""
+    cdef Pos* p = &s.pos
+    cdef int m = mate_in_one(p)
+    if not m:
+        return False
+    tt_put_proven(s, state(p).board_key, hand, 1, hand, 1)
+    pos_do_move(p, m)
+    tt_put_proven(s, state(p).board_key, p.hand[s.attacker], 0, p.hand[s.attacker], 1)
+    pos_undo_move(p)
+    return True
+
+
+cdef bint _look_ahead(Solver* s, Child* kids, int n, uint32_t hand, int bound) noexcept nogil:
+    """At a new attacker node, play each check and look at the replies: none means
+    mate in one; if every reply allows a mate in one, it is mate in three.  Either
+    proves the node at once (stored for the child as well).  Otherwise the number of
+    replies is the child's first proof number: a far better guess than any static
+    estimate."""
     cdef Pos* p = &s.pos
     cdef int* replies = &s.move_arena[s.arena_top]
-    cdef int i, count
+    cdef int i, j, count, captured
     cdef uint32_t proof
+    cdef bint all_mated
     cdef Child probe
     probe.init_pn = 1
     probe.init_dn = 1
@@ -546,13 +564,32 @@ cdef bint _look_ahead(Solver* s, Child* kids, int n, uint32_t hand) noexcept nog
             proof = proof_hand_needs_blockers(p, 0, kids[i].hand) if USE_HAND_SETS else kids[i].hand
             pos_undo_move(p)
             tt_put_proven(s, kids[i].key, proof, 0, kids[i].hand, 1)
-            if move_is_drop(kids[i].move) and USE_HAND_SETS:
-                proof = hand_plus(proof, move_dropped_type(kids[i].move))
-            elif USE_HAND_SETS and p.board[move_to(kids[i].move)] != EMPTY:
-                proof = hand_minus(proof, unpromoted(piece_type(p.board[move_to(kids[i].move)])))
-            tt_put_proven(s, state(p).board_key, hand_intersection(proof, hand) if USE_HAND_SETS
-                          else hand, 1, hand, 1)
+            if USE_HAND_SETS:
+                if move_is_drop(kids[i].move):
+                    proof = hand_plus(proof, move_dropped_type(kids[i].move))
+                else:
+                    captured = p.board[move_to(kids[i].move)]
+                    if captured != EMPTY:
+                        proof = hand_minus(proof, unpromoted(piece_type(captured)))
+                proof = hand_intersection(proof, hand)
+            else:
+                proof = hand
+            tt_put_proven(s, state(p).board_key, proof, 1, hand, 1)
             return True
+        if bound >= 3 and count <= LOOKAHEAD_REPLIES:
+            all_mated = True
+            for j in range(count):
+                pos_do_move(p, replies[j])
+                all_mated = _prove_mate_in_one(s, kids[i].hand)
+                pos_undo_move(p)
+                if not all_mated:
+                    break
+            if all_mated:
+                # proved with the hands actually held: exact, if not as general
+                pos_undo_move(p)
+                tt_put_proven(s, kids[i].key, kids[i].hand, 2, kids[i].hand, count)
+                tt_put_proven(s, state(p).board_key, hand, 3, hand, count)
+                return True
         pos_undo_move(p)
         kids[i].init_pn = count if USE_DFPN_PLUS else 1
     return False
@@ -608,7 +645,7 @@ cdef void mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound
         kids[i].key = pos_board_key_after(p, moves[i])
         kids[i].hand = child_hand(p, moves[i], hand, or_node)
         initial_estimate(p, moves[i], or_node, &kids[i])
-    if or_node and _look_ahead(s, kids, n, hand):
+    if or_node and _look_ahead(s, kids, n, hand, bound):
         s.arena_top -= n
         return
     link_delayed(p, kids, n, or_node)
@@ -834,7 +871,12 @@ cdef class MateSolver:
             memset(self.s.table, 0, self.s.buckets * BUCKET * sizeof(MateEntry))
 
     def stop(self) -> None:
+        """Ask the running solve to return as soon as possible (thread-safe)."""
         atomic_store_int(&self.stop_flag, 1)
+
+    def clear_stop(self) -> None:
+        """Forget an earlier stop() (see Searcher.clear_stop)."""
+        atomic_store_int(&self.stop_flag, 0)
 
     def set_deadline(self, ms) -> None:
         """Time limit in ms from now (None: none); thread-safe."""
@@ -864,7 +906,7 @@ cdef class MateSolver:
                           "hashfull": self.hashfull(), "mate_length": self.best_length})
 
     def solve(self, Position position not None, time_ms=None, long long nodes=0,
-              on_info=None, bint shortest=True) -> MateResult:
+              on_info=None, bint shortest=True, bint clear_stop=True) -> MateResult:
         """Look for a mate for the side to move; position is not modified.
 
         With shortest=True, once a mate of length L is proved the solver looks for one
@@ -876,7 +918,8 @@ cdef class MateSolver:
             self.set_hash(64)
         if pos_copy(&s.pos, &position.pos) != 0 or not pos_reserve(&s.pos, MAX_PATH + 16):
             raise MemoryError()
-        self.stop_flag = 0
+        if clear_stop:
+            self.stop_flag = 0
         self.set_deadline(time_ms)
         self.on_info = on_info
         s.attacker = s.pos.side

@@ -13,3 +13,5 @@ cdef bint gives_check(const Pos* p, int m) noexcept nogil
 cdef bint is_legal(const Pos* p, int m) noexcept nogil
 cdef bint is_pawn_drop_mate(const Pos* p, int to) noexcept nogil
 cdef bint has_legal_move(const Pos* p) noexcept nogil
+cdef bint has_evasion(const Pos* p) noexcept nogil
+cdef int mate_in_one(const Pos* p) noexcept nogil

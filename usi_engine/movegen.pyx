@@ -10,7 +10,8 @@ pawn-drop-mate (uchifuzume) rule.
 from usi_engine.types cimport *
 from usi_engine.bitboard cimport *
 from usi_engine.position cimport (Pos, state, pieces, attackers_to, is_attacked,
-                                  pinned_pieces, slider_blockers, hand_count)
+                                  pinned_pieces, slider_blockers, hand_count,
+                                  pos_do_move, pos_undo_move)
 
 init_tables()
 
@@ -305,6 +306,79 @@ cdef int generate(const Pos* p, int* out, int kind) noexcept nogil:
 cdef bint has_legal_move(const Pos* p) noexcept nogil:
     cdef int moves[MAX_MOVES]
     return _generate_legal(p, moves, GEN_LEGAL) > 0
+
+
+cdef bint has_evasion(const Pos* p) noexcept nogil:
+    """Does the side to move, in check, have a legal reply?  Cheaper than generating:
+    it stops at the first one found, trying king steps first, then capturing the
+    checker, then blocking it."""
+    cdef int us = p.side
+    cdef int them = us ^ 1
+    cdef int ksq = p.king_sq[us]
+    cdef bb_t occ = p.occupied
+    cdef bb_t checkers = state(p).checkers
+    cdef bb_t b, pinned, between, t, pawns
+    cdef int to, checker, frm, pt
+    cdef unsigned int h
+    if ksq < 0 or not checkers:
+        return has_legal_move(p)
+    b = usi_tables.step[KING][ksq] & ~p.by_color[us]
+    while b:
+        to = bb_pop(&b)
+        if not is_attacked(p, them, to, occ ^ bb_square(ksq)):
+            return True
+    if bb_more_than_one(checkers):
+        return False
+    checker = bb_lsb(checkers)
+    pinned = pinned_pieces(p, us)
+    b = attackers_to(p, us, checker, occ) & ~bb_square(ksq)
+    while b:
+        frm = bb_pop(&b)
+        if not bb_test(pinned, frm) or aligned(ksq, frm, checker):
+            return True
+    between = usi_tables.between[ksq][checker]
+    if not between:
+        return False
+    h = p.hand[us]
+    if h:
+        for pt in range(LANCE, KING):
+            if hand_count(h, pt) and between & ~usi_tables.dead[us][pt]:
+                return True
+        if hand_count(h, PAWN):
+            t = between & ~usi_tables.dead[us][PAWN]
+            pawns = pieces(p, us, PAWN)
+            while pawns:
+                t &= ~usi_tables.file_mask[square_file(bb_pop(&pawns))]
+            # a blocking pawn drop that would itself be pawn-drop mate is illegal
+            while t:
+                to = bb_pop(&t)
+                if to != _pawn_drop_checks_at(p) or not is_pawn_drop_mate(p, to):
+                    return True
+    b = p.by_color[us] & ~bb_square(ksq)
+    while b:
+        frm = bb_pop(&b)
+        t = piece_attacks(p.board[frm], frm, occ) & between
+        if t and bb_test(pinned, frm):
+            t &= usi_tables.line[ksq][frm]
+        if t:
+            return True
+    return False
+
+
+cdef int mate_in_one(const Pos* p) noexcept nogil:
+    """A checking move after which the opponent has no reply, or 0."""
+    cdef int moves[MAX_MOVES]
+    cdef Pos* q = <Pos*>p      # moves are played and taken back: p is unchanged on return
+    cdef int n = generate(p, moves, GEN_CHECKS)
+    cdef int i
+    cdef bint escapes
+    for i in range(n):
+        pos_do_move(q, moves[i])
+        escapes = has_evasion(q)
+        pos_undo_move(q)
+        if not escapes:
+            return moves[i]
+    return 0
 
 
 cdef bint gives_check(const Pos* p, int m) noexcept nogil:

@@ -22,7 +22,7 @@ from usi_engine.types cimport *
 from usi_engine.bitboard cimport *
 from usi_engine.movegen cimport (GEN_CAPTURES, GEN_CHECKS, GEN_EVASIONS, GEN_LEGAL,
                                  GEN_QUIETS, generate, gives_check, has_legal_move,
-                                 is_legal)
+                                 has_evasion, is_legal, mate_in_one)
 
 init_tables()
 
@@ -711,6 +711,17 @@ cdef class Position:
     def is_checkmate(self) -> bool:
         """In check with no legal move (a pawn-drop mate cannot arise: it is illegal)."""
         return in_check(&self.pos) and not has_legal_move(&self.pos)
+
+    def mate_in_one(self) -> int:
+        """A move that checkmates at once (never a pawn-drop mate), or 0."""
+        if in_check(&self.pos):
+            return 0
+        return mate_in_one(&self.pos)
+
+    def has_evasion(self) -> bool:
+        """In check: is there any legal reply?  (Same answer as bool(legal_moves()),
+        found faster.)"""
+        return has_evasion(&self.pos)
 
     def is_stalemate(self) -> bool:
         """No legal move while not in check (the side to move loses in shogi)."""

@@ -565,6 +565,12 @@ cdef class Searcher:
         """Ask the running search to return as soon as possible (thread-safe)."""
         atomic_store_int(&self.stop_flag, 1)
 
+    def clear_stop(self) -> None:
+        """Forget an earlier stop().  A caller that starts the search in another thread
+        calls this first and then search(clear_stop=False), so that a stop() arriving
+        in between is not lost."""
+        atomic_store_int(&self.stop_flag, 0)
+
     def set_deadlines(self, soft_ms, hard_ms) -> None:
         """Replace the time limits, in ms from now; None means no limit (thread-safe)."""
         cdef int64_t now = monotonic_ns()
@@ -575,7 +581,8 @@ cdef class Searcher:
 
     def search(self, Position position not None, *, int depth=0, long long nodes=0,
                soft_ms=None, hard_ms=None, int multipv=1, searchmoves=None,
-               int max_game_ply=0, bint entering_king_rule=True, on_info=None):
+               int max_game_ply=0, bint entering_king_rule=True, on_info=None,
+               bint clear_stop=True):
         """Search position (which is not modified) and return a SearchResult."""
         cdef Context* c = self.ctx
         cdef int moves[MAX_MOVES]
@@ -599,7 +606,8 @@ cdef class Searcher:
             c.root_moves[i].pv_length = 1
         if n == 0:
             return SearchResult()
-        self.stop_flag = 0
+        if clear_stop:
+            self.stop_flag = 0
         self.set_deadlines(soft_ms, hard_ms)
         c.tt = &self.tt
         c.root_sp = c.pos.sp
