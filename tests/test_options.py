@@ -45,7 +45,7 @@ EXPECTED_DEFAULTS = [
     ("USI_Ponder", "check", False, None, None),
     ("MultiPV", "spin", 1, 1, 500),
     ("NetworkDelay", "spin", 120, 0, 10000),
-    ("NetworkDelay2", "spin", 1120, 0, 10000),
+    ("NetworkDelay2", "spin", 120, 0, 10000),
     ("MinimumThinkingTime", "spin", 100, 0, 60000),
     ("SlowMover", "spin", 100, 1, 1000),
     ("MaxMovesToDraw", "spin", 0, 0, 100000),

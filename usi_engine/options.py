@@ -224,12 +224,12 @@ DEFAULT_OPTIONS: tuple[OptionSpec, ...] = (
     spin("MultiPV", 1, 1, 500, "number of principal variations reported; alias USI_MultiPV"),
     spin("NetworkDelay", 120, 0, 10000,
          "ms taken off every deadline for GUI/network latency"),
-    spin("NetworkDelay2", 1120, 0, 10000,
+    spin("NetworkDelay2", 120, 0, 10000,
          "ms kept back from the flag when the byoyomi itself is the budget (no main "
-         "time left). Larger than NetworkDelay because overrunning a byoyomi by one ms "
-         "loses the game and CSA servers count whole seconds: the default is "
-         "NetworkDelay plus one second. timeman never lets it cut the think below 60% "
-         "of the byoyomi, nor lets a deadline pass byoyomi minus NetworkDelay"),
+         "time left). The default suits a GUI on the same machine (a 1 s byoyomi is "
+         "thought for 880 ms); on a CSA server, which counts whole seconds, set it to "
+         "NetworkDelay plus 1000. timeman never lets it cut the think below 60% of the "
+         "byoyomi, nor lets a deadline pass byoyomi minus NetworkDelay"),
     spin("MinimumThinkingTime", 100, 0, 60000,
          "floor in ms on the soft time target when the clock allows it"),
     spin("SlowMover", 100, 1, 1000, "percent scaling of the soft time target"),

@@ -105,7 +105,7 @@ FALLBACK_FRACTION = 0.25
 #: (the same defaults as ``usi_engine.options.DEFAULT_OPTIONS``).
 TIME_OPTION_DEFAULTS: dict[str, int] = {
     "NetworkDelay": 120,
-    "NetworkDelay2": 1120,
+    "NetworkDelay2": 120,
     "MinimumThinkingTime": 100,
     "SlowMover": 100,
     "MaxMovesToDraw": 0,
