@@ -2,33 +2,10 @@
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import sys
-from pathlib import Path
 
 import pytest
 
-
-def _load(name: str):
-    """Import usi_engine.<name>; fall back to loading the file by path.
-
-    The package __init__ may import compiled modules that are not built yet;
-    this pure-Python module must stay testable without them.
-    """
-    try:
-        return importlib.import_module(f"usi_engine.{name}")
-    except Exception:
-        path = Path(__file__).resolve().parents[1] / "usi_engine" / f"{name}.py"
-        spec = importlib.util.spec_from_file_location(f"_usi_engine_{name}_by_path", path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module  # dataclasses look their module up here
-        spec.loader.exec_module(module)
-        return module
-
-
-options = _load("options")
+from usi_engine import options
 Options = options.Options
 
 

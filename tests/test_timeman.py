@@ -2,37 +2,14 @@
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import math
-import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from usi_engine import options, timeman
 
-def _load(name: str):
-    """Import usi_engine.<name>; fall back to loading the file by path.
-
-    The package __init__ may import compiled modules that are not built yet;
-    this pure-Python module must stay testable without them.
-    """
-    try:
-        return importlib.import_module(f"usi_engine.{name}")
-    except Exception:
-        path = Path(__file__).resolve().parents[1] / "usi_engine" / f"{name}.py"
-        spec = importlib.util.spec_from_file_location(f"_usi_engine_{name}_by_path", path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module  # dataclasses look their module up here
-        spec.loader.exec_module(module)
-        return module
-
-
-timeman = _load("timeman")
-options = _load("options")
 GoParams, TimePlan, parse_go, plan = timeman.GoParams, timeman.TimePlan, timeman.parse_go, timeman.plan
 
 # Explicit option values so the tests do not depend on the defaults changing.

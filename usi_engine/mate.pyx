@@ -33,12 +33,8 @@ from usi_engine.position cimport (Pos, Position, state, in_check, pos_do_move, p
                                   HAND_FIELD, HAND_SHIFT)
 from usi_engine.movegen cimport GEN_CHECKS, GEN_LEGAL, generate, gives_check, mate_in_one
 
-cdef extern from "atomics.h" nogil:
-    int atomic_load_int(const int* p)
-    void atomic_store_int(int* p, int v)
-    int64_t atomic_load_i64(const int64_t* p)
-    void atomic_store_i64(int64_t* p, int64_t v)
-    int64_t monotonic_ns()
+from usi_engine.atomics cimport (atomic_load_int, atomic_store_int, atomic_load_i64,
+                                 atomic_store_i64, monotonic_ns)
 
 init_tables()
 

@@ -35,12 +35,8 @@ from usi_engine.tt cimport (TT, TTEntry, BOUND_NONE, BOUND_UPPER, BOUND_LOWER, B
                             tt_resize, tt_clear, tt_free, tt_new_search, tt_probe, tt_store,
                             tt_hashfull)
 
-cdef extern from "atomics.h" nogil:
-    int atomic_load_int(const int* p)
-    void atomic_store_int(int* p, int v)
-    int64_t atomic_load_i64(const int64_t* p)
-    void atomic_store_i64(int64_t* p, int64_t v)
-    int64_t monotonic_ns()
+from usi_engine.atomics cimport (atomic_load_int, atomic_store_int, atomic_load_i64,
+                                 atomic_store_i64, monotonic_ns)
 
 init_tables()
 
