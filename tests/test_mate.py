@@ -136,3 +136,22 @@ def test_generalised_hands_and_heuristics_do_not_change_the_answer(sfen, length)
     finally:
         mate._set_heuristics(True, True, True)
     assert results[0] == results[1] == ("mate", length)
+
+
+@pytest.mark.parametrize("sfen", [FUTAKAMI_11, "8k/9/9/9/9/9/9/9/9 b R2GSr2b2g3s4n4l18p 1",
+                                  "9/9/9/9/9/9/9/6k2/9 b 4G4SNL3P2r2b3n3l15p 1"])
+def test_no_proof_and_disproof_of_a_board_ever_overlap(sfen):
+    # a hand covered by a proof hand and by a disproof hand would make one of them wrong
+    s = MateSolver()
+    s.set_hash(64)
+    s.solve(Position(sfen), time_ms=3000)
+    assert s.stats()["contradictions"] == 0
+    assert s._contradictions() == 0
+
+
+def test_zuko_98_is_solved_with_a_verified_line():
+    sfen = "8k/9/9/9/9/9/9/9/9 b R2GSr2b2g3s4n4l18p 1"   # a bare king chased 35+ plies
+    s = MateSolver()
+    s.set_hash(256)
+    result = s.solve(Position(sfen), time_ms=15000)
+    assert result.status == "mate" and replay_is_mate(sfen, result.pv)

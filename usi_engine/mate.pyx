@@ -106,6 +106,10 @@ cdef struct Solver:
     uint64_t node_limit
     bint aborted
     bint overflow
+    uint64_t contradictions     # lookups that matched a proof and a disproof
+    uint64_t path_disproofs     # statistics, for tuning
+    uint64_t truncations
+    uint64_t lookahead_proofs
     int* stop_flag
     int64_t* deadline
     int64_t start_ns
@@ -217,6 +221,7 @@ cdef void tt_look(Solver* s, uint64_t key, uint32_t hand, int bound, Child* c) n
     cdef MateEntry* b = _bucket(s, key)
     cdef MateEntry* exact = NULL
     cdef MateEntry* proven = NULL
+    cdef MateEntry* disproven = NULL
     cdef int i
     for i in range(BUCKET):
         if b[i].key != key or b[i].kind == KIND_EMPTY:
@@ -226,16 +231,20 @@ cdef void tt_look(Solver* s, uint64_t key, uint32_t hand, int bound, Child* c) n
                     proven == NULL or b[i].length < proven.length):
                 proven = &b[i]
         elif b[i].kind == KIND_DISPROVEN:
-            if b[i].bound >= bound and hand_covers(b[i].hand, hand) and proven == NULL:
-                c.pn = INF; c.dn = 0; c.length = 0; c.solved_hand = b[i].hand
-                return
+            if b[i].bound >= bound and hand_covers(b[i].hand, hand):
+                disproven = &b[i]
         elif b[i].hand == hand:
             # proof numbers from a search under another length bound are still the
             # best estimate there is; only proofs and disproofs must respect bounds
             exact = &b[i]
     c.length = 0
+    if proven != NULL and disproven != NULL:
+        s.contradictions += 1
     if proven != NULL:
+        # a proof wins over a disproof: proofs are replayed before they are reported
         c.pn = 0; c.dn = INF; c.length = proven.length; c.solved_hand = proven.hand
+    elif disproven != NULL:
+        c.pn = INF; c.dn = 0; c.solved_hand = disproven.hand
     elif exact != NULL:
         c.pn = exact.pn; c.dn = exact.dn
     else:
@@ -619,6 +628,7 @@ cdef void mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound
         # too deep to follow: give this line up as a truncated disproof, which is never
         # taken for a real one
         s.overflow = True
+        s.truncations += 1
         rep_add(s, path_key, FLAG_TRUNCATED)
         return
     moves = &s.move_arena[s.arena_top]
@@ -642,6 +652,7 @@ cdef void mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound
         kids[i].hand = child_hand(p, moves[i], hand, or_node)
         initial_estimate(p, moves[i], or_node, &kids[i])
     if or_node and _look_ahead(s, kids, n, hand, bound):
+        s.lookahead_proofs += 1
         s.arena_top -= n
         return
     link_delayed(p, kids, n, or_node)
@@ -720,6 +731,7 @@ cdef void mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound
         pos_undo_move(p)
     path_remove(s, id)
     if dn == 0 and flags:
+        s.path_disproofs += 1
         rep_add(s, path_key, flags)
     elif pn == 0:
         tt_put_proven(s, key, _proof_hand(s, kids, n, or_node, hand, length)
@@ -887,6 +899,31 @@ cdef class MateSolver:
             used += self.s.table[i].kind != KIND_EMPTY
         return used * 1000 // n if n else 0
 
+    def stats(self) -> dict:
+        """Counters of the last solve (for tuning)."""
+        return {"nodes": self.s.nodes, "path_disproofs": self.s.path_disproofs,
+                "contradictions": self.s.contradictions,
+                "truncations": self.s.truncations,
+                "lookahead_proofs": self.s.lookahead_proofs}
+
+    def _contradictions(self) -> int:
+        """Pairs of a proof and an unbounded disproof of one board whose hands overlap:
+        one of them is wrong (a debugging aid)."""
+        cdef uint64_t bi
+        cdef int i, j
+        cdef MateEntry* b
+        cdef int count = 0
+        for bi in range(self.s.buckets):
+            b = &self.s.table[bi * BUCKET]
+            for i in range(BUCKET):
+                if b[i].kind != KIND_PROVEN:
+                    continue
+                for j in range(BUCKET):
+                    if (b[j].kind == KIND_DISPROVEN and b[j].key == b[i].key
+                            and b[j].bound == UNBOUNDED and hand_covers(b[j].hand, b[i].hand)):
+                        count += 1
+        return count
+
     def table_usage(self) -> tuple:
         """(entries in use, capacity) over the whole table."""
         cdef uint64_t i, used = 0
@@ -920,6 +957,7 @@ cdef class MateSolver:
         self.on_info = on_info
         s.attacker = s.pos.side
         s.nodes = 0
+        s.path_disproofs = s.truncations = s.lookahead_proofs = s.contradictions = 0
         s.node_limit = nodes if nodes > 0 else 0
         s.aborted = False
         s.overflow = False
