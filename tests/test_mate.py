@@ -153,5 +153,5 @@ def test_zuko_98_is_solved_with_a_verified_line():
     sfen = "8k/9/9/9/9/9/9/9/9 b R2GSr2b2g3s4n4l18p 1"   # a bare king chased 35+ plies
     s = MateSolver()
     s.set_hash(256)
-    result = s.solve(Position(sfen), time_ms=15000)
+    result = s.solve(Position(sfen), time_ms=15000, shortest=False)
     assert result.status == "mate" and replay_is_mate(sfen, result.pv)
