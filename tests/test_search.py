@@ -173,7 +173,7 @@ def test_hash_can_be_resized_and_cleared(searcher):
 def test_tiny_hash_keeps_working_when_full():
     s = Searcher()
     s.set_hash(1)
-    result = s.search(Position(MIDGAME), depth=6)
+    result = s.search(Position(MIDGAME), nodes=400_000)   # ~6 times what 1 MB holds
     assert result.best != 0 and s.hashfull() > 900
 
 
@@ -191,3 +191,18 @@ def test_a_cut_off_iteration_never_reports_its_bounds_as_the_score(sfen, nodes):
     cut = s.search(Position(sfen), nodes=nodes)
     assert cut.score_mate is None
     assert (cut.score_cp > 0) == (full.score_cp > 0)
+
+
+def test_root_mate_probe_plays_a_long_mate_with_its_exact_distance(searcher):
+    karolina = "4RB1k1/5s3/7n1/5s1LP/9/7r1/9/9/6K2 b b4g2s3n3l17p 1"   # mate in 13
+    plain = searcher.search(Position(karolina), depth=5)
+    probed = searcher.search(Position(karolina), depth=5, mate_probe_ms=2000)
+    assert plain.score_mate is None
+    assert probed.score_mate == 13 and len(probed.pv) == 13
+
+
+def test_root_mate_probe_respects_searchmoves(searcher):
+    pos = Position(MATE_IN_1)
+    other = [m for m in pos.legal_moves() if move_to_usi(m) != "G*5b"][:3]
+    result = searcher.search(pos, depth=2, mate_probe_ms=500, searchmoves=other)
+    assert result.best in other

@@ -472,8 +472,9 @@ def test_go_infinite_waits_for_stop_even_when_the_search_is_done(engine):
 @pytest.mark.parametrize("side", ["black", "white"])
 def test_btime_is_sente_clock_whatever_side_we_play(engine, side):
     # The side to move has 1 s and the opponent 10 min: move within a few hundred ms.
+    # (positions with no quick mate for the side to move: a mate would be played at once)
     if side == "black":
-        position, fast, slow = BUSY.replace(" w RG", " b RG"), "btime 1000 wtime 600000", "btime 600000 wtime 1000"
+        position, fast, slow = STARTPOS, "btime 1000 wtime 600000", "btime 600000 wtime 1000"
     else:
         position, fast, slow = BUSY, "btime 600000 wtime 1000", "btime 1000 wtime 600000"
     lines, at = engine.go(position, f"go {fast}")

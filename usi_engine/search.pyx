@@ -25,6 +25,7 @@ from libc.string cimport memcpy, memset
 from usi_engine.types cimport *
 from usi_engine.bitboard cimport *
 from usi_engine.position cimport (Pos, Position, StateInfo, state, in_check, position_key,
+                                  is_attacked,
                                   pos_do_move, pos_undo_move, pos_do_null, pos_undo_null,
                                   pos_repetition, pos_declaration_win, pos_copy, pos_free,
                                   pos_reserve, REPETITION_DRAW, REPETITION_WIN,
@@ -240,6 +241,23 @@ cdef inline int terminal_value(Context* c, int ply, bint* done) noexcept nogil:
     return 0
 
 
+cdef inline bint _loses_material(const Pos* p, int m, int victim) noexcept nogil:
+    """A rough static-exchange test: the mover is worth clearly more than what it
+    takes and the opponent guards the square."""
+    cdef int mover = moved_type(p, m)
+    if move_is_promotion(m) or piece_value(mover) <= piece_value(victim) + 50:
+        return False
+    return is_attacked(p, p.side ^ 1, move_to(m), p.occupied)
+
+
+cdef inline bint _safe_square(const Pos* p, int m) noexcept nogil:
+    """The moved or dropped piece does not stand where the opponent can take it."""
+    cdef bb_t occ = p.occupied | bb_square(move_to(m))
+    if not move_is_drop(m):
+        occ ^= bb_square(move_from(m))
+    return not is_attacked(p, p.side ^ 1, move_to(m), occ)
+
+
 cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept nogil:
     cdef Pos* p = &c.pos
     cdef int moves[MAX_MOVES]
@@ -290,6 +308,9 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
             victim = captured_type(p, m)
             # delta pruning: even winning the piece cannot lift us to alpha
             if stand_pat + piece_value(victim) + 200 < alpha and not move_is_promotion(m):
+                continue
+            # a capture that gives up more than it wins on a guarded square
+            if _loses_material(p, m, victim):
                 continue
         pos_do_move(p, m)
         v = -qsearch(c, -beta, -alpha, ply + 1, qply + 1)
@@ -386,8 +407,19 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         m = pick_best(moves, scores, i, n) if ply else moves[i]
         quiet = is_quiet(p, m)
         check_given = gives_check(p, m)
-        # check extension, bounded so that perpetual-check lines cannot run away
-        new_depth = depth - 1 + (1 if check_given and ply < 2 * c.current_depth else 0)
+        if (ply and not pv_node and not checked and quiet and not check_given
+                and best > -VALUE_MATE_IN_MAX_PLY):
+            # late-move pruning: drops make the quiet tail of the list very long
+            if depth <= 4 and searched >= 4 + 2 * depth * depth:
+                continue
+            # futility: a quiet move cannot lift a hopeless static score to alpha
+            if depth <= 3 and static_eval + 120 + 150 * depth <= alpha:
+                continue
+        # check extension for checks the opponent cannot simply take, bounded so that
+        # perpetual-check lines cannot run away
+        new_depth = depth - 1
+        if check_given and ply < 2 * c.current_depth and _safe_square(p, m):
+            new_depth += 1
         pos_do_move(p, m)
         if searched == 0:
             v = -search(c, new_depth, -beta, -alpha, ply + 1, pv_node, True)
@@ -521,6 +553,7 @@ cdef class Searcher:
     cdef int multipv
     cdef bint searching
     cdef list completed_lines     # [(move, score, seldepth, pv)] of the last whole iteration
+    cdef object mate_solver       # df-pn for the root mate probe, built on first use
 
     def __cinit__(self):
         memset(&self.tt, 0, sizeof(TT))
@@ -560,6 +593,8 @@ cdef class Searcher:
     def stop(self) -> None:
         """Ask the running search to return as soon as possible (thread-safe)."""
         atomic_store_int(&self.stop_flag, 1)
+        if self.mate_solver is not None:
+            self.mate_solver.stop()
 
     def clear_stop(self) -> None:
         """Forget an earlier stop().  A caller that starts the search in another thread
@@ -578,7 +613,7 @@ cdef class Searcher:
     def search(self, Position position not None, *, int depth=0, long long nodes=0,
                soft_ms=None, hard_ms=None, int multipv=1, searchmoves=None,
                int max_game_ply=0, bint entering_king_rule=True, on_info=None,
-               bint clear_stop=True):
+               bint clear_stop=True, int mate_probe_ms=0):
         """Search position (which is not modified) and return a SearchResult."""
         cdef Context* c = self.ctx
         cdef int moves[MAX_MOVES]
@@ -621,6 +656,10 @@ cdef class Searcher:
         c.seldepth = 0
         self.on_info = on_info
         self.multipv = max(1, min(multipv, n))
+        if mate_probe_ms > 0 and self.multipv == 1:
+            found = self._mate_probe(position, mate_probe_ms, searchmoves)
+            if found is not None:
+                return found
         max_depth = depth if 0 < depth < MAX_PLY - 8 else MAX_PLY - 8
         tt_new_search(&self.tt)
         completed = 0
@@ -638,6 +677,31 @@ cdef class Searcher:
             if c.aborted or self._soft_deadline_passed() or self._mate_settled(d):
                 break
         return self._result(completed)
+
+    def _mate_probe(self, Position position, int time_ms, searchmoves):
+        """A short df-pn run before the tree search: a proved mate is played at once,
+        with its exact distance (alpha-beta would need the full depth to see it)."""
+        from usi_engine.mate import MateSolver
+        if self.mate_solver is None:
+            self.mate_solver = MateSolver()
+            self.mate_solver.set_hash(16)
+        self.mate_solver.clear_stop()
+        if atomic_load_int(&self.stop_flag):
+            return None
+        result = self.mate_solver.solve(position, time_ms=time_ms, clear_stop=False)
+        self.mate_solver.clear()
+        if result.status != "mate" or (searchmoves and result.pv[0] not in searchmoves):
+            return None
+        pv = result.pv
+        info = {"depth": len(pv), "seldepth": len(pv), "nodes": result.nodes,
+                "nps": result.nodes * 1000 // max(result.time_ms, 1), "time_ms": result.time_ms,
+                "hashfull": self.mate_solver.hashfull(), "multipv": 1, "pv": list(pv),
+                "bound": None, "score_mate": len(pv)}
+        if self.on_info is not None:
+            self.on_info(info)
+        return SearchResult(best=pv[0], ponder=pv[1] if len(pv) > 1 else 0, score_cp=0,
+                            score_mate=len(pv), depth=len(pv), seldepth=len(pv),
+                            nodes=result.nodes, time_ms=result.time_ms, pv=pv)
 
     cdef void _iterate(self, int depth) noexcept nogil:
         """One iteration of iterative deepening, every MultiPV line, with aspiration."""

@@ -249,6 +249,16 @@ class SearchJob:
             self.stopper()
 
 
+def _mate_probe_budget(hard_ms: int | None) -> int:
+    """Time for the df-pn probe that runs before the tree search: a tenth of the hard
+    deadline up to 200 ms (300 ms when unlimited), none under 500 ms."""
+    if hard_ms is None:
+        return 300
+    if hard_ms < 500:
+        return 0
+    return min(200, hard_ms // 10)
+
+
 def _remaining(limit_ms: int | None, since: float) -> int | None:
     """``limit_ms`` measured from ``since`` (monotonic s), as ms from now; >= 1 ms."""
     if limit_ms is None:
@@ -645,6 +655,7 @@ class UsiEngine:
             entering_king_rule=options["EnteringKingRule"] == "CSARule27")
         if hasattr(searcher, "clear_stop"):
             kwargs["clear_stop"] = False
+            kwargs["mate_probe_ms"] = _mate_probe_budget(hard)
         try:
             result = searcher.search(position, **kwargs)
         except TypeError as exc:
