@@ -206,3 +206,9 @@ def test_root_mate_probe_respects_searchmoves(searcher):
     other = [m for m in pos.legal_moves() if move_to_usi(m) != "G*5b"][:3]
     result = searcher.search(pos, depth=2, mate_probe_ms=500, searchmoves=other)
     assert result.best in other
+
+
+def test_mate_in_one_below_the_root_keeps_the_mating_line_whole(searcher):
+    # the last attacker move comes from the mate-in-one test, not from a child search
+    result = searcher.search(Position(MATE_IN_3_TSUME), depth=3)
+    assert result.score_mate == 3 and len(result.pv) == 3

@@ -30,7 +30,7 @@ from usi_engine.position cimport (Pos, Position, StateInfo, state, in_check, pos
                                   pos_repetition, pos_declaration_win, pos_copy, pos_free,
                                   pos_reserve, REPETITION_DRAW, REPETITION_WIN,
                                   REPETITION_LOSE)
-from usi_engine.movegen cimport GEN_LEGAL, GEN_CAPTURES, generate, gives_check
+from usi_engine.movegen cimport GEN_LEGAL, GEN_CAPTURES, generate, gives_check, mate_in_one
 from usi_engine.evaluate cimport evaluate, piece_value
 from usi_engine.tt cimport (TT, TTEntry, BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT,
                             tt_resize, tt_clear, tt_free, tt_new_search, tt_probe, tt_store,
@@ -49,6 +49,7 @@ cdef enum:
     VALUE_MATE_IN_MAX_PLY = VALUE_MATE - MAX_PLY
     VALUE_NONE = 32002
     QSEARCH_MAX_PLIES = 16
+    MATE1_MIN_DEPTH = 1      # nodes at least this deep look for a mate in one first
     NO_DEADLINE = 0
 
 cdef int64_t INFO_INTERVAL_NS = 500000000
@@ -396,6 +397,15 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
             if v >= beta:
                 return beta if v >= VALUE_MATE_IN_MAX_PLY else v
 
+    if ply and not checked and depth >= MATE1_MIN_DEPTH:
+        # a mate in one ends the search of this node with its exact value
+        m = mate_in_one(p)
+        if m:
+            v = mate_in(ply + 1)
+            c.pv[ply][0] = m
+            c.pv_length[ply] = 1
+            tt_store(c.tt, e, key, value_to_tt(v, ply), BOUND_EXACT, depth, m, static_eval)
+            return v
     n = generate(p, moves, GEN_LEGAL)
     if n == 0:
         return mated_in(ply)
