@@ -127,7 +127,8 @@ def test_generalised_hands_and_heuristics_do_not_change_the_answer(sfen, length)
     from usi_engine import mate
     results = []
     try:
-        for settings in [(True, True, True), (False, False, False)]:
+        for settings in [(True, True, True, False), (False, False, False, False),
+                         (True, True, True, True)]:
             mate._set_heuristics(*settings)
             s = MateSolver()
             s.set_hash(16)
@@ -135,7 +136,7 @@ def test_generalised_hands_and_heuristics_do_not_change_the_answer(sfen, length)
             results.append((r.status, len(r.pv)))
     finally:
         mate._set_heuristics(True, True, True)
-    assert results[0] == results[1] == ("mate", length)
+    assert results[0] == results[1] == results[2] == ("mate", length)
 
 
 @pytest.mark.parametrize("sfen", [FUTAKAMI_11, "8k/9/9/9/9/9/9/9/9 b R2GSr2b2g3s4n4l18p 1",

@@ -434,15 +434,18 @@ cdef inline uint32_t child_hand(const Pos* p, int m, uint32_t hand, bint attacke
 cdef bint USE_DFPN_PLUS = True
 cdef bint USE_DELAY = True
 cdef bint USE_HAND_SETS = True
+cdef bint USE_WEAK_SUMS = False
 
 
-def _set_heuristics(bint dfpn_plus=True, bint delay=True, bint hand_sets=True):
-    """Switch the df-pn+ estimates, the delayed expansion and the generalised proof
-    and disproof hands (for experiments and tests)."""
-    global USE_DFPN_PLUS, USE_DELAY, USE_HAND_SETS
+def _set_heuristics(bint dfpn_plus=True, bint delay=True, bint hand_sets=True,
+                    bint weak_sums=False):
+    """Switch the df-pn+ estimates, the delayed expansion, the generalised proof and
+    disproof hands and weak (max + count) sums (for experiments and tests)."""
+    global USE_DFPN_PLUS, USE_DELAY, USE_HAND_SETS, USE_WEAK_SUMS
     USE_DFPN_PLUS = dfpn_plus
     USE_DELAY = delay
     USE_HAND_SETS = hand_sets
+    USE_WEAK_SUMS = weak_sums
 
 
 cdef void initial_estimate(const Pos* p, int m, bint or_node, Child* c) noexcept nogil:
@@ -616,7 +619,8 @@ cdef void mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound
     cdef uint64_t id = path_id(key, hand)
     cdef uint64_t work_start = s.nodes
     cdef int n, i, best, length, flags
-    cdef uint32_t pn, dn, second, c_pn, c_dn
+    cdef uint32_t pn, dn, second, c_pn, c_dn, widest
+    cdef int open_count
     cdef int* moves
     cdef Child* kids
     cdef Child* c
@@ -664,6 +668,8 @@ cdef void mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound
         second = INF
         length = 1 << 30 if or_node else 0
         flags = 0
+        open_count = 0
+        widest = 0
         for i in range(n):
             c = &kids[i]
             if path_contains(s, path_id(c.key, c.hand)):
@@ -693,6 +699,10 @@ cdef void mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound
                 elif c.pn < second:
                     second = c.pn
                 dn = sat_add(dn, c.dn)
+                if c.dn:
+                    open_count += 1
+                    if c.dn > widest:
+                        widest = c.dn
             else:
                 if c.pn == 0 and c.length + 1 > length:
                     length = c.length + 1
@@ -707,6 +717,17 @@ cdef void mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound
                 elif c.dn < second:
                     second = c.dn
                 pn = sat_add(pn, c.pn)
+                if c.pn:
+                    open_count += 1
+                    if c.pn > widest:
+                        widest = c.pn
+        if USE_WEAK_SUMS and open_count:
+            # weak proof numbers: the widest child plus one per other open child, so
+            # that subtrees reached along several paths are not counted again and again
+            if or_node and dn < INF:
+                dn = sat_add(widest, open_count - 1)
+            elif not or_node and pn < INF:
+                pn = sat_add(widest, open_count - 1)
         if or_node:
             pn = kids[best].pn
             if dn != 0:
