@@ -13,7 +13,9 @@ is kept:
     position is mate, the length is odd;
   * cshogi's DfPn (no depth limit) also finds a mate, and its line is not shorter than N;
   * no shorter mate: a full-width search written here on cshogi's move generators
-    (every check, every reply) finds no mate within N-2 plies (exact; up to N = 15);
+    (every check, every reply) finds no mate within N-2 plies (exact; up to N = 15).
+    (cshogi's Board.mate_move(k) is not used: its 1-ply mate detector at the leaves
+    misses some mates);
   * a mate within N exists: an explicit proof tree of at most N plies, checked with
     cshogi alone (every defence enumerated, every attacker move a check, every leaf a
     position with no legal move), is built; the attacker's moves in it are suggested
@@ -34,9 +36,11 @@ and written to --anomalies) with its SFEN and a diagnosis:
 
 Positions are de-duplicated by SFEN (board, side, hands), at most one position per
 length (two for the rare 13 and 15) is taken from any one game (consecutive positions
-of one attack are alike), positions before ply 16 are not probed, and the games are processed in order, so the output depends only on --seed and the limits.
+of one attack are alike), positions before ply 16 are not probed, and the games are
+processed in order, so the output depends only on --seed, the limits and the engine
+build (the suite headers record the commit).
 
-    python bench/make_tsume_suites.py                 # about 6 min on 2 cores
+    python bench/make_tsume_suites.py                 # about 15 min on 2 cores
     python bench/make_tsume_suites.py --target 30 --jobs 2 --seed 1
     python bench/make_tsume_suites.py --dry-run       # report, write nothing
 """
@@ -190,16 +194,6 @@ def cshogi_dfpn(sfen: str, depth: int | None, nodes: int) -> tuple[bool | None, 
     if not ok and d.searched_node >= nodes:
         return None, [], d.searched_node
     return ok, line, d.searched_node
-
-
-def _checks(b: cshogi.Board) -> list[int]:
-    out = []
-    for m in b.legal_moves:
-        b.push(m)
-        if b.is_check():
-            out.append(m)
-        b.pop()
-    return out
 
 
 class TreeProver:

@@ -26,6 +26,8 @@ Notes (printed, exit status unaffected):
   SHORTER        our line is shorter than the published/expected length
   LONGER         our line is longer than the published/expected length
   CSHOGI-SHORTER cshogi's line is shorter than ours (ours claims to be the shortest)
+  GAVE-UP-EARLY  ours answered 'timeout' well before the limit (it stopped searching)
+  at-limit       ours returned a mate at the limit: not proved to be the shortest
   cshogi-nomate  cshogi said no mate
 
     python bench/tsume_bench.py                       # every suite, default limits
@@ -258,6 +260,8 @@ def judge(row: Row) -> None:
     p, o, c = row.prob, row.ours, row.peer
     if o["status"] == "nomate":
         row.flags.append("FALSE-NOMATE")
+    if o["status"] == "timeout" and o["ms"] < row.limit_ms * 0.9:
+        row.notes.append(f"GAVE-UP-EARLY(timeout after {o['ms'] / 1000:.1f} s)")
     if o["status"] == "mate":
         bad = replay_check(p.sfen, o["line"])
         o["replay"] = bad or "ok"
@@ -362,12 +366,13 @@ def summarize(suite: str, rows: list[Row], limit_ms: int) -> dict:
 
 
 def print_targets(summaries: dict, rows_by_suite: dict) -> None:
+    if not any(f"generated-mate{k}" in summaries for k in (3, 5, 7)) and "classic" not in summaries:
+        return
     print("\nTargets (from the issue):")
     for k in (3, 5, 7):
         name = f"generated-mate{k}"
         s = summaries.get(name)
         if not s:
-            print(f"  mates in {k}: suite {name} not run")
             continue
         rows = rows_by_suite[name]
         shortest = sum(1 for r in rows if r.ours["status"] == "mate" and len(r.ours["line"]) == k)
@@ -457,9 +462,12 @@ def write_plot(path: str, rows: list[Row]) -> None:
         ax.text(x, 1.02, name.replace("generated-", ""), transform=ax.get_xaxis_transform(),
                 fontsize=7, rotation=30, ha="left", va="bottom")
     ax.set_yscale("log")
+    if len(rows) <= 40:
+        ax.set_xticks(xs)
+        ax.set_xticklabels([r.prob.name for r in rows], rotation=60, ha="right", fontsize=7)
     ax.set_xlabel("problem (grouped by suite)")
     ax.set_ylabel("solve time (ms, log scale)")
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=8, loc="best", framealpha=0.6)
     ax.grid(True, which="both", axis="y", alpha=0.3)
     # ours vs cshogi on the problems both solved
     both = [r for r in rows if r.ours["status"] == "mate" and r.peer.get("status") == "mate"]
