@@ -64,6 +64,7 @@ if str(ROOT) not in sys.path:  # the engine is built in place, not necessarily i
 import cshogi  # noqa: E402
 
 from usi_engine.mate import MateSolver  # noqa: E402
+from peers import build_info  # noqa: E402
 from usi_engine.position import Position, move_to_usi  # noqa: E402
 from usi_engine.search import Searcher  # noqa: E402
 
@@ -87,23 +88,6 @@ def _init_worker(solver_hash_mb: int, search_hash_mb: int) -> None:
 def sfen_key(sfen: str) -> str:
     """The SFEN without its move number: board, side to move, hands."""
     return " ".join(sfen.split()[:3])
-
-
-def build_info() -> str:
-    """Which build of usi_engine runs: the git commit of the checkout (read-only git
-    calls), whether usi_engine/ has uncommitted changes, and when mate's extension was
-    built.  The solver is built in place, so the same script can meet another build."""
-    import subprocess
-    try:
-        head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "usi_engine"],
-                               capture_output=True, text=True, timeout=10).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        head, dirty = "?", ""
-    import usi_engine.mate as _mate
-    built = datetime.datetime.fromtimestamp(os.path.getmtime(_mate.__file__)).strftime("%Y-%m-%d %H:%M")
-    return f"usi_engine at commit {head or '?'}{' + uncommitted changes' if dirty else ''}, mate built {built}"
 
 
 # ---------------------------------------------------------------- game play

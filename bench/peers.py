@@ -28,7 +28,9 @@ import subprocess
 import sys
 import threading
 import time
+import datetime
 from dataclasses import dataclass, field
+from pathlib import Path
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -243,3 +245,23 @@ def machine_line() -> str:
     except OSError:
         pass
     return f"machine: {cpu}, {os.cpu_count()} logical CPUs, Python {sys.version.split()[0]}"
+
+
+_ROOT = Path(__file__).resolve().parent.parent
+
+
+def build_info() -> str:
+    """Which build of usi_engine runs: the git commit of the checkout (read-only git
+    calls), whether usi_engine/ has uncommitted changes, and when mate's extension was
+    built.  The solver is built in place, so the same script can meet another build."""
+    import subprocess
+    try:
+        head = subprocess.run(["git", "-C", str(_ROOT), "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(_ROOT), "status", "--porcelain", "--", "usi_engine"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        head, dirty = "?", ""
+    import usi_engine.mate as _mate
+    built = datetime.datetime.fromtimestamp(os.path.getmtime(_mate.__file__)).strftime("%Y-%m-%d %H:%M")
+    return f"usi_engine at commit {head or '?'}{' + uncommitted changes' if dirty else ''}, mate built {built}"

@@ -61,6 +61,7 @@ if str(ROOT) not in sys.path:  # the engine is built in place, not necessarily i
     sys.path.insert(0, str(ROOT))
 
 from usi_engine.mate import MateSolver  # noqa: E402
+from peers import build_info  # noqa: E402
 from usi_engine.position import Position, move_to_usi  # noqa: E402
 
 try:
@@ -71,23 +72,6 @@ except ImportError:  # pragma: no cover - reported in the output
 TSUME_DIR = ROOT / "sfen" / "tsume"
 CSHOGI_MAX_DEPTH = 2000          # above Microcosmos' 1525 plies
 WARMUP_SFEN = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1"
-
-
-def build_info() -> str:
-    """Which build of usi_engine runs: the git commit of the checkout (read-only git
-    calls), whether usi_engine/ has uncommitted changes, and when mate's extension was
-    built.  The solver is built in place, so the same script can meet another build."""
-    import subprocess
-    try:
-        head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "usi_engine"],
-                               capture_output=True, text=True, timeout=10).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        head, dirty = "?", ""
-    import usi_engine.mate as _mate
-    built = datetime.datetime.fromtimestamp(os.path.getmtime(_mate.__file__)).strftime("%Y-%m-%d %H:%M")
-    return f"usi_engine at commit {head or '?'}{' + uncommitted changes' if dirty else ''}, mate built {built}"
 
 
 # ---------------------------------------------------------------- suites
