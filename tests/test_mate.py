@@ -158,23 +158,33 @@ def test_zuko_98_is_solved_with_a_verified_line():
     assert result.status == "mate" and replay_is_mate(sfen, result.pv)
 
 
-# Known defects of the length accounting, found by bench/make_tsume_suites.py and
-# confirmed there by a full-width search and an explicit proof tree built with cshogi.
-# They are strict: when the solver is fixed they fail as XPASS and must be promoted.
-@pytest.mark.xfail(strict=True, reason="A1: reports 23 plies; a mate in 17 exists (G*6b ...)")
-def test_known_defect_reported_mate_is_not_the_shortest():
-    sfen = "lnk1s2+R1/2g1+L4/p1pp2+N2/4pp3/1r4P2/1G2PP3/P1PP4P/1BNS1S3/LN2KG3 b BGSL6P 71"
-    s = MateSolver()
-    s.set_hash(64)
-    result = s.solve(Position(sfen), time_ms=20000)
-    assert result.status == "mate" and len(result.pv) == 17
+# Game positions where the table's lengths (upper bounds) once gave a wrong answer;
+# each length was confirmed by bench/make_tsume_suites.py with a full-width search and
+# an explicit proof tree built with cshogi.
+GAME_MATES = [
+    # A1: the first proof is 25 plies, a mate in 17 exists (G*6b ...)
+    ("lnk1s2+R1/2g1+L4/p1pp2+N2/4pp3/1r4P2/1G2PP3/P1PP4P/1BNS1S3/LN2KG3 b BGSL6P 71", 17),
+    # B1: after 2a5a the defence G*6a holds out longest; the table's lengths said 13
+    ("lnk1s2+R1/3g+L4/p1pp2+N2/4pp3/1r4P2/1G2PP3/P1PP4P/1BNS1S3/LN2KG3 b BSL6Pg 73", 15),
+    # B2: after B*6c the defence 4b5b holds out longest (the table said 4a3b, 7 plies)
+    ("1+L2bk2+P/1K3g3/psp3nn+P/+rp5n1/4G4/2l1P2P1/1P3PG1+p/4L1S1p/3P+p2G+r b B2SNL5P 173", 11),
+]
 
 
-@pytest.mark.xfail(strict=True, reason="B1: reports 13 plies; after 2a5a the defence G*6a "
-                                       "lasts longer, the shortest forced mate is 15")
-def test_known_defect_longest_defence_is_missed():
-    sfen = "lnk1s2+R1/3g+L4/p1pp2+N2/4pp3/1r4P2/1G2PP3/P1PP4P/1BNS1S3/LN2KG3 b BSL6Pg 73"
+@pytest.mark.parametrize("sfen,length", GAME_MATES)
+def test_game_mates_have_the_shortest_length_against_the_longest_defence(sfen, length):
     s = MateSolver()
-    s.set_hash(64)
-    result = s.solve(Position(sfen), time_ms=20000)
-    assert result.status == "mate" and len(result.pv) == 15
+    s.set_hash(16)
+    result = s.solve(Position(sfen), time_ms=30000)
+    assert result.status == "mate" and len(result.pv) == length
+    assert replay_is_mate(sfen, result.pv)
+
+
+def test_a_tiny_table_still_gives_the_shortest_mate():
+    # with 4 MB the bounded re-searches once livelocked: two siblings in one full
+    # bucket evicted each other's results for ever (A2 of make_tsume_suites)
+    sfen = "l3kp1+R+P/3rg4/ppBp4L/2p1p4/5gp2/P8/1P1G1S3/1B4K2/L8 b G2S2NL8Ps2n 137"
+    s = MateSolver()
+    s.set_hash(4)
+    result = s.solve(Position(sfen), time_ms=30000)
+    assert result.status == "mate" and len(result.pv) == 13

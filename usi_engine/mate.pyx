@@ -87,6 +87,15 @@ cdef struct Child:
     int length
     int flags
     int prev                 # index of the move this one waits for (-1: none)
+    int cache                # CACHE_*: what this node's own search of the child returned
+    uint32_t cached_pn       # ... kept in case the table loses the child's entry
+    uint32_t cached_dn
+
+
+cdef enum:
+    CACHE_NONE = 0
+    CACHE_UNKNOWN = 1        # cached_pn/dn hold the child's last search result
+    CACHE_SOLVED = 2         # pn/dn/length/solved_hand/flags hold a final result
 
 
 cdef struct Solver:
@@ -112,6 +121,7 @@ cdef struct Solver:
     uint64_t lookahead_proofs
     int* stop_flag
     int64_t* deadline
+    int64_t soft_deadline    # ends the search for shorter mates, leaving time for the line
     int64_t start_ns
     int64_t last_info_ns
     void* owner
@@ -215,9 +225,10 @@ cdef inline MateEntry* _bucket(Solver* s, uint64_t key) noexcept nogil:
     return &s.table[(<uint64_t>(((<bb_t>key) * s.buckets) >> 64)) * BUCKET]
 
 
-cdef void tt_look(Solver* s, uint64_t key, uint32_t hand, int bound, Child* c) noexcept nogil:
+cdef bint tt_look(Solver* s, uint64_t key, uint32_t hand, int bound, Child* c) noexcept nogil:
     """Fill c.pn/dn/length/solved_hand for a search with this length bound, using the
-    proof and disproof hands; an unknown position gets c's initial estimate."""
+    proof and disproof hands; an unknown position gets c's initial estimate (and
+    False is returned)."""
     cdef MateEntry* b = _bucket(s, key)
     cdef MateEntry* exact = NULL
     cdef MateEntry* proven = NULL
@@ -249,6 +260,8 @@ cdef void tt_look(Solver* s, uint64_t key, uint32_t hand, int bound, Child* c) n
         c.pn = exact.pn; c.dn = exact.dn
     else:
         c.pn = c.init_pn; c.dn = c.init_dn
+        return False
+    return True
 
 
 cdef MateEntry* _slot(Solver* s, uint64_t key, int kind, uint32_t hand,
@@ -272,7 +285,7 @@ cdef MateEntry* _slot(Solver* s, uint64_t key, int kind, uint32_t hand,
             b[i].work = 0
             return &b[i]
         # solved entries are worth more than their work suggests
-        priority = b[i].work + (1 << 20 if b[i].kind != KIND_UNKNOWN else 0)
+        priority = b[i].work
         if priority < lowest:
             lowest = priority
             victim = &b[i]
@@ -411,7 +424,7 @@ cdef inline void count_node(Solver* s) noexcept nogil:
             return
         now = monotonic_ns()
         deadline = atomic_load_i64(s.deadline)
-        if deadline and now >= deadline:
+        if (deadline and now >= deadline) or (s.soft_deadline and now >= s.soft_deadline):
             s.aborted = True
         elif now - s.last_info_ns >= INFO_INTERVAL_NS:
             s.last_info_ns = now
@@ -548,7 +561,8 @@ cdef bint _prove_mate_in_one(Solver* s, uint32_t hand) noexcept nogil:
     return True
 
 
-cdef bint _look_ahead(Solver* s, Child* kids, int n, uint32_t hand, int bound) noexcept nogil:
+cdef bint _look_ahead(Solver* s, Child* kids, int n, uint32_t hand, int bound,
+                      Child* out) noexcept nogil:
     """At a new attacker node, play each check and look at the replies: none means
     mate in one; if every reply allows a mate in one, it is mate in three.  Either
     proves the node at once (stored for the child as well).  Otherwise the number of
@@ -583,6 +597,7 @@ cdef bint _look_ahead(Solver* s, Child* kids, int n, uint32_t hand, int bound) n
             else:
                 proof = hand
             tt_put_proven(s, state(p).board_key, proof, 1, hand, 1)
+            set_result(out, 0, INF, 1, proof, 0)
             return True
         if bound >= 3 and count <= LOOKAHEAD_REPLIES:
             all_mated = True
@@ -597,10 +612,20 @@ cdef bint _look_ahead(Solver* s, Child* kids, int n, uint32_t hand, int bound) n
                 pos_undo_move(p)
                 tt_put_proven(s, kids[i].key, kids[i].hand, 2, kids[i].hand, count)
                 tt_put_proven(s, state(p).board_key, hand, 3, hand, count)
+                set_result(out, 0, INF, 3, hand, 0)
                 return True
         pos_undo_move(p)
         kids[i].init_pn = count if USE_DFPN_PLUS else 1
     return False
+
+
+cdef inline void set_result(Child* out, uint32_t pn, uint32_t dn, int length,
+                            uint32_t solved_hand, int flags) noexcept nogil:
+    out.pn = pn
+    out.dn = dn
+    out.length = length
+    out.solved_hand = solved_hand
+    out.flags = flags
 
 
 cdef inline int child_bound(int bound) noexcept nogil:
@@ -609,10 +634,12 @@ cdef inline int child_bound(int bound) noexcept nogil:
     return bound if bound == UNBOUNDED else bound - 1
 
 
-cdef void mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound,
-              uint64_t path_key) noexcept nogil:
+cdef bint mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound,
+              uint64_t path_key, Child* out) noexcept nogil:
     """Multiple-iterative deepening df-pn below this node, looking for a mate in at most
-    `bound` plies, until its proof or disproof number reaches its threshold."""
+    `bound` plies, until its proof or disproof number reaches its threshold.  The
+    result is stored in the table and in out (pn, dn, length, solved_hand, flags);
+    False if the search was stopped first."""
     cdef Pos* p = &s.pos
     cdef uint64_t key = state(p).board_key
     cdef uint32_t hand = p.hand[s.attacker]
@@ -625,40 +652,47 @@ cdef void mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound
     cdef Child* kids
     cdef Child* c
     cdef bint active
+    cdef Child result
     count_node(s)
     if s.aborted:
-        return
+        return False
     if s.arena_top + 2 * MAX_MOVES > ARENA_SIZE or s.path_depth >= MAX_PATH or p.sp + 2 >= s.max_ply:
         # too deep to follow: give this line up as a truncated disproof, which is never
         # taken for a real one
         s.overflow = True
         s.truncations += 1
         rep_add(s, path_key, FLAG_TRUNCATED)
-        return
+        set_result(out, INF, 0, 0, hand, FLAG_TRUNCATED)
+        return True
     moves = &s.move_arena[s.arena_top]
     n = generate(p, moves, GEN_CHECKS if or_node else GEN_LEGAL)
     if n == 0:
         if or_node:
-            tt_put_disproven(s, key, disproof_hand_without_new_checks(p, FULL_HAND),
-                             UNBOUNDED, hand, 1)
+            widest = disproof_hand_without_new_checks(p, FULL_HAND)
+            tt_put_disproven(s, key, widest, UNBOUNDED, hand, 1)
+            set_result(out, INF, 0, 0, widest, 0)
         else:
-            tt_put_proven(s, key, proof_hand_needs_blockers(p, 0, hand), 0, hand, 1)
-        return
+            widest = proof_hand_needs_blockers(p, 0, hand)
+            tt_put_proven(s, key, widest, 0, hand, 1)
+            set_result(out, 0, INF, 0, widest, 0)
+        return True
     if bound < (1 if or_node else 2):
         # the mate, if any, is longer than allowed, whatever the hand
         tt_put_disproven(s, key, FULL_HAND, bound, hand, 1)
-        return
+        set_result(out, INF, 0, 0, FULL_HAND, 0)
+        return True
     kids = &s.arena[s.arena_top]
     s.arena_top += n
     for i in range(n):
         kids[i].move = moves[i]
         kids[i].key = pos_board_key_after(p, moves[i])
         kids[i].hand = child_hand(p, moves[i], hand, or_node)
+        kids[i].cache = CACHE_NONE
         initial_estimate(p, moves[i], or_node, &kids[i])
-    if or_node and _look_ahead(s, kids, n, hand, bound):
+    if or_node and _look_ahead(s, kids, n, hand, bound, out):
         s.lookahead_proofs += 1
         s.arena_top -= n
-        return
+        return True
     link_delayed(p, kids, n, or_node)
     path_add(s, id)
     while True:
@@ -672,14 +706,19 @@ cdef void mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound
         widest = 0
         for i in range(n):
             c = &kids[i]
-            if path_contains(s, path_id(c.key, c.hand)):
+            if c.cache == CACHE_SOLVED:
+                pass            # final, whatever has become of its table entry since
+            elif path_contains(s, path_id(c.key, c.hand)):
                 c.pn = INF; c.dn = 0; c.length = 0; c.flags = FLAG_PATH
             else:
                 c.flags = rep_flags_of(s, path_key_after(path_key, c.move))
                 if c.flags:
                     c.pn = INF; c.dn = 0; c.length = 0
-                else:
-                    tt_look(s, c.key, c.hand, child_bound(bound), c)
+                elif not tt_look(s, c.key, c.hand, child_bound(bound), c) \
+                        and c.cache == CACHE_UNKNOWN:
+                    # the entry was replaced: without this, a full table could make
+                    # two siblings evict each other's results for ever
+                    c.pn = c.cached_pn; c.dn = c.cached_dn
             # a delayed move counts once the move it waits for is settled: disproved
             # at an OR node, proved at an AND node
             active = c.prev < 0 or (kids[c.prev].dn == 0 if or_node else kids[c.prev].pn == 0)
@@ -748,21 +787,34 @@ cdef void mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound
             c_dn = th_dn if th_dn < sat_add(second, second // 4 + 1) else sat_add(second, second // 4 + 1)
             c_pn = sat_add(th_pn - pn, c.pn) if th_pn < INF else INF
         pos_do_move(p, c.move)
-        mid(s, c_pn, c_dn, not or_node, child_bound(bound), path_key_after(path_key, c.move))
+        if mid(s, c_pn, c_dn, not or_node, child_bound(bound),
+               path_key_after(path_key, c.move), &result):
+            if result.pn == 0 or result.dn == 0:
+                c.cache = CACHE_SOLVED
+                c.pn = result.pn; c.dn = result.dn; c.length = result.length
+                c.solved_hand = result.solved_hand; c.flags = result.flags
+            else:
+                c.cache = CACHE_UNKNOWN
+                c.cached_pn = result.pn; c.cached_dn = result.dn
         pos_undo_move(p)
     path_remove(s, id)
     if dn == 0 and flags:
         s.path_disproofs += 1
         rep_add(s, path_key, flags)
+        set_result(out, INF, 0, 0, hand, flags)
     elif pn == 0:
-        tt_put_proven(s, key, _proof_hand(s, kids, n, or_node, hand, length)
-                      if USE_HAND_SETS else hand, length, hand, s.nodes - work_start)
+        widest = _proof_hand(s, kids, n, or_node, hand, length) if USE_HAND_SETS else hand
+        tt_put_proven(s, key, widest, length, hand, s.nodes - work_start)
+        set_result(out, 0, INF, length, widest, 0)
     elif dn == 0:
-        tt_put_disproven(s, key, _disproof_hand(s, kids, n, or_node, hand)
-                         if USE_HAND_SETS else hand, bound, hand, s.nodes - work_start)
+        widest = _disproof_hand(s, kids, n, or_node, hand) if USE_HAND_SETS else hand
+        tt_put_disproven(s, key, widest, bound, hand, s.nodes - work_start)
+        set_result(out, INF, 0, 0, widest, 0)
     else:
         tt_put_unknown(s, key, hand, bound, pn, dn, s.nodes - work_start)
+        set_result(out, pn, dn, 0, hand, 0)
     s.arena_top -= n
+    return True
 
 
 cdef uint32_t _proof_hand(Solver* s, Child* kids, int n, bint or_node, uint32_t hand,
@@ -862,6 +914,7 @@ cdef class MateSolver:
     cdef int64_t deadline
     cdef object on_info
     cdef int best_length
+    cdef uint64_t salt           # makes each sub-search's root path key new
 
     def __cinit__(self):
         memset(&self.s, 0, sizeof(Solver))
@@ -945,6 +998,19 @@ cdef class MateSolver:
                         count += 1
         return count
 
+    def _probe(self, Position position not None, int bound=UNBOUNDED) -> tuple:
+        """What the table says of a position for a search within `bound` plies:
+        (pn, dn, length of the proof, proof or disproof hand) (a debugging aid)."""
+        cdef Child c
+        c.init_pn = 1
+        c.init_dn = 1
+        c.solved_hand = 0
+        if self.s.table == NULL:
+            return (1, 1, 0, 0)
+        tt_look(&self.s, state(&position.pos).board_key,
+                position.pos.hand[self.s.attacker], bound, &c)
+        return (c.pn, c.dn, c.length, c.solved_hand)
+
     def table_usage(self) -> tuple:
         """(entries in use, capacity) over the whole table."""
         cdef uint64_t i, used = 0
@@ -999,36 +1065,62 @@ cdef class MateSolver:
             return MateResult("timeout", (), s.nodes, elapsed)
         pv = self._principal_variation(length)
         self.best_length = len(pv) if pv is not None else 0
-        while shortest and pv is not None and length > 1 and not s.aborted:
-            if self._prove(length - 2, &length) != 1:
+        proved = length
+        if shortest and time_ms is not None:
+            s.soft_deadline = s.start_ns + <int64_t>(max(time_ms, 0) * 600000)
+        while shortest and proved > 1 and not s.aborted:
+            if self._prove(proved - 2, &length) != 1:
                 break
+            proved = length
             shorter = self._principal_variation(length)
-            if shorter is None:
-                break
-            pv = shorter
+            if shorter is not None:
+                pv = shorter
+                self.best_length = len(pv)
+        s.soft_deadline = 0
+        if s.aborted and not self._hard_stop():
+            s.aborted = False
+        # the table's lengths are upper bounds, and entries may have been replaced:
+        # read the line back, searching where the table does not decide
+        line = self._exact_line(proved, shortest)
+        if line is not None:
+            pv = line
             self.best_length = len(pv)
         elapsed = (monotonic_ns() - s.start_ns) // 1000000
         if pv is None:
             return MateResult("timeout", (), s.nodes, elapsed)
         return MateResult("mate", pv, s.nodes, elapsed)
 
+    cdef bint _hard_stop(self):
+        """Whether stop, the deadline or the node limit has ended the solve."""
+        cdef int64_t deadline = atomic_load_i64(&self.deadline)
+        return (atomic_load_int(&self.stop_flag) != 0
+                or (deadline != 0 and monotonic_ns() >= deadline)
+                or (self.s.node_limit != 0 and self.s.nodes >= self.s.node_limit))
+
     cdef int _prove(self, int bound, int* length):
         """Run df-pn at the root for a mate within bound plies: 1 proved (length set),
-        -1 disproved without a path-dependent result, 0 otherwise."""
+        -1 disproved (through repetitions on its own paths at worst), 0 otherwise."""
+        cdef Solver* s = &self.s
+        memset(s.path, 0, PATH_SLOTS * sizeof(uint64_t))
+        memset(s.rep, 0, REP_SLOTS * sizeof(uint64_t))
+        s.rep_count = 0
+        s.path_depth = 0
+        return self._prove_here(True, bound, ROOT_PATH_KEY, length)
+
+    cdef int _prove_here(self, bint or_node, int bound, uint64_t root_key, int* length):
+        """df-pn at the current position (an attacker node if or_node) within bound
+        plies, with the positions already on the path counted as repetitions.  root_key
+        must be new to the repetition table (a fresh table or a fresh salt)."""
         cdef Solver* s = &self.s
         cdef Child root
         root.init_pn = 1
         root.init_dn = 1
         cdef int root_flags = 0
-        memset(s.path, 0, PATH_SLOTS * sizeof(uint64_t))
-        memset(s.rep, 0, REP_SLOTS * sizeof(uint64_t))
-        s.rep_count = 0
-        s.path_depth = 0
         s.arena_top = 0
         with nogil:
             while not s.aborted:
-                mid(s, INF - 1, INF - 1, True, bound, ROOT_PATH_KEY)
-                root_flags = rep_flags_of(s, ROOT_PATH_KEY)
+                mid(s, INF - 1, INF - 1, or_node, bound, root_key, &root)
+                root_flags = rep_flags_of(s, root_key)
                 if root_flags:
                     break
                 tt_look(s, state(&s.pos).board_key, s.pos.hand[s.attacker], bound, &root)
@@ -1037,14 +1129,140 @@ cdef class MateSolver:
         if root_flags:
             # disproved through repetitions on the root's own paths is a real disproof;
             # through a line cut off at the depth limit it is not
-            return -1 if root_flags == FLAG_PATH and bound == UNBOUNDED else 0
+            return -1 if root_flags == FLAG_PATH else 0
         tt_look(s, state(&s.pos).board_key, s.pos.hand[s.attacker], bound, &root)
         if root.pn == 0:
             length[0] = root.length
             return 1
-        if root.dn == 0 and bound == UNBOUNDED:
+        if root.dn == 0:
             return -1
         return 0
+
+    cdef int _prove_child(self, int m, int bound, int* length):
+        """_prove_here for the attacker node after the defender's move m (the current
+        position stays on the path while it runs)."""
+        cdef Solver* s = &self.s
+        cdef uint64_t id = path_id(state(&s.pos).board_key, s.pos.hand[s.attacker])
+        cdef int status
+        self.salt += 1
+        path_add(s, id)
+        pos_do_move(&s.pos, m)
+        status = self._prove_here(True, bound, path_key_after(self.salt, 0), length)
+        pos_undo_move(&s.pos)
+        path_remove(s, id)
+        return status
+
+    cdef int _proven_length(self, int m, bint or_node, int bound) noexcept:
+        """The length of the table's proof of the child after m within bound, or -1."""
+        cdef Solver* s = &self.s
+        cdef Child c
+        c.init_pn = 1
+        c.init_dn = 1
+        tt_look(s, pos_board_key_after(&s.pos, m),
+                child_hand(&s.pos, m, s.pos.hand[s.attacker], or_node), bound, &c)
+        return c.length if c.pn == 0 else -1
+
+    cdef bint _disproven_within(self, int m, int bound) noexcept:
+        """Whether the table shows that the attacker node after the defender's move m
+        has no mate within bound plies."""
+        cdef Solver* s = &self.s
+        cdef Child c
+        c.init_pn = 1
+        c.init_dn = 1
+        tt_look(s, pos_board_key_after(&s.pos, m), s.pos.hand[s.attacker], bound, &c)
+        return c.dn == 0
+
+    cdef int _shortest_check(self, int* moves, int n, int value, int* pick_len):
+        """At an attacker node whose mate takes `value` plies: the check with the
+        shortest proof within value - 1 plies, searching for one if the table has none."""
+        cdef int i, pick = -1, length
+        for attempt in range(2):
+            for i in range(n):
+                length = self._proven_length(moves[i], True, value - 1)
+                if length >= 0 and (pick < 0 or length < pick_len[0]):
+                    pick = i
+                    pick_len[0] = length
+            if pick >= 0 or attempt == 1:
+                break
+            self.salt += 1
+            if self._prove_here(True, value, path_key_after(self.salt, 0), &length) != 1:
+                break
+        return pick
+
+    cdef int _longest_defence(self, int* moves, int n, int value, bint settle, int* pick_len):
+        """At a defender node mated within `value` plies: the evasion after which the
+        shortest mate is longest (with settle, exactly, by bounded searches that settle
+        each candidate: proved within t - 2, or shown not to be; without, by the
+        table's lengths), preferring a move to a drop on ties.  -1 if some evasion
+        cannot be proved mated within value - 1."""
+        cdef int lens[MAX_MOVES]
+        cdef int i, t, length, status, drops
+        cdef Solver* s = &self.s
+        for i in range(n):
+            lens[i] = self._proven_length(moves[i], False, value - 1)
+            if lens[i] < 0:
+                if self._prove_child(moves[i], value - 1, &length) != 1:
+                    return -1
+                lens[i] = length
+        while True:
+            t = 0
+            for i in range(n):
+                if lens[i] > t:
+                    t = lens[i]
+            for drops in range(2):
+                for i in range(n):
+                    if lens[i] != t or move_is_drop(moves[i]) != drops:
+                        continue
+                    if t <= 1 or not settle or self._disproven_within(moves[i], t - 2):
+                        pick_len[0] = t
+                        return i
+                    status = self._prove_child(moves[i], t - 2, &length)
+                    if status != 1:
+                        # not mated within t - 2 (or out of time: the best known)
+                        pick_len[0] = t
+                        return i
+                    lens[i] = length
+
+    cdef object _exact_line(self, int value, bint settle):
+        """The mating line when the root's mate takes `value` plies: at attacker nodes a
+        check proved within the remaining length, at defender nodes the longest
+        defence (settled by bounded searches where the table's lengths, which are upper
+        bounds, do not decide, if settle).  Children whose proofs the table has lost
+        are searched again.  None if time runs out or the proof cannot be completed."""
+        cdef Solver* s = &self.s
+        cdef Pos* p = &s.pos
+        cdef int moves[MAX_MOVES]
+        cdef int n, pick, pick_len = 0
+        cdef bint or_node = True
+        cdef list pv = [], ids = []
+        cdef uint64_t id
+        memset(s.path, 0, PATH_SLOTS * sizeof(uint64_t))
+        s.path_depth = 0
+        while len(pv) <= MAX_PATH and not s.aborted:
+            n = generate(p, moves, GEN_CHECKS if or_node else GEN_LEGAL)
+            if n == 0:
+                break
+            if or_node:
+                pick = self._shortest_check(moves, n, value, &pick_len)
+            else:
+                pick = self._longest_defence(moves, n, value, settle, &pick_len)
+            if pick < 0 or s.aborted:
+                pv = None
+                break
+            id = path_id(state(p).board_key, p.hand[s.attacker])
+            path_add(s, id)
+            ids.append(id)
+            pos_do_move(p, moves[pick])
+            pv.append(moves[pick])
+            or_node = not or_node
+            value = pick_len
+        for id in reversed(ids):
+            path_remove(s, id)
+        for _ in range(len(ids)):
+            pos_undo_move(p)
+        if pv is None or s.aborted or not _verify_mate_line(p, pv):
+            return None
+        return pv
 
     cdef object _principal_variation(self, int length):
         """The mate of at most `length` plies read from the table: at attacker nodes the
