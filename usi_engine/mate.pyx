@@ -448,17 +448,20 @@ cdef bint USE_DFPN_PLUS = True
 cdef bint USE_DELAY = True
 cdef bint USE_HAND_SETS = True
 cdef bint USE_WEAK_SUMS = False
+cdef int LOOKAHEAD_DEPTH = 1
 
 
 def _set_heuristics(bint dfpn_plus=True, bint delay=True, bint hand_sets=True,
-                    bint weak_sums=False):
+                    bint weak_sums=False, int lookahead=1):
     """Switch the df-pn+ estimates, the delayed expansion, the generalised proof and
-    disproof hands and weak (max + count) sums (for experiments and tests)."""
-    global USE_DFPN_PLUS, USE_DELAY, USE_HAND_SETS, USE_WEAK_SUMS
+    disproof hands, weak (max + count) sums and the look-ahead at new attacker nodes
+    (3: mates in one and three, 1: in one, 0: none) (for experiments and tests)."""
+    global USE_DFPN_PLUS, USE_DELAY, USE_HAND_SETS, USE_WEAK_SUMS, LOOKAHEAD_DEPTH
     USE_DFPN_PLUS = dfpn_plus
     USE_DELAY = delay
     USE_HAND_SETS = hand_sets
     USE_WEAK_SUMS = weak_sums
+    LOOKAHEAD_DEPTH = lookahead
 
 
 cdef void initial_estimate(const Pos* p, int m, bint or_node, Child* c) noexcept nogil:
@@ -599,7 +602,7 @@ cdef bint _look_ahead(Solver* s, Child* kids, int n, uint32_t hand, int bound,
             tt_put_proven(s, state(p).board_key, proof, 1, hand, 1)
             set_result(out, 0, INF, 1, proof, 0)
             return True
-        if bound >= 3 and count <= LOOKAHEAD_REPLIES:
+        if bound >= 3 and count <= LOOKAHEAD_REPLIES and LOOKAHEAD_DEPTH >= 3:
             all_mated = True
             for j in range(count):
                 pos_do_move(p, replies[j])
@@ -689,7 +692,7 @@ cdef bint mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound
         kids[i].hand = child_hand(p, moves[i], hand, or_node)
         kids[i].cache = CACHE_NONE
         initial_estimate(p, moves[i], or_node, &kids[i])
-    if or_node and _look_ahead(s, kids, n, hand, bound, out):
+    if or_node and LOOKAHEAD_DEPTH and _look_ahead(s, kids, n, hand, bound, out):
         s.lookahead_proofs += 1
         s.arena_top -= n
         return True
@@ -944,6 +947,8 @@ cdef class MateSolver:
         cdef MateEntry* table = <MateEntry*>calloc(buckets * BUCKET, sizeof(MateEntry))
         if table == NULL:
             raise MemoryError(f"cannot allocate a {megabytes} MB mate table")
+        # touch every page now (isready time), not during the first solve
+        memset(table, 0, buckets * BUCKET * sizeof(MateEntry))
         free(self.s.table)
         self.s.table = table
         self.s.buckets = buckets
