@@ -128,9 +128,25 @@ cdef struct Solver:
     int max_ply
 
 
+cdef uint32_t PN_MAX = 1 << 29    # the largest proof or disproof number short of INF
+
+
 cdef inline uint32_t sat_add(uint32_t a, uint32_t b) noexcept nogil:
+    """Threshold arithmetic, saturating at INF."""
     cdef uint64_t s = <uint64_t>a + b
     return INF if s >= INF else <uint32_t>s
+
+
+cdef inline uint32_t pn_add(uint32_t a, uint32_t b) noexcept nogil:
+    """A sum of proof (or disproof) numbers: INF only if a term is, else at most
+    PN_MAX.  On long problems sums over merging paths can reach any size; were they to
+    saturate at INF an unsolved node would look solved to its parent's thresholds, and
+    the root's loop would spin without searching (Hashimoto 587 did, from 12M nodes)."""
+    cdef uint64_t s
+    if a >= INF or b >= INF:
+        return INF
+    s = <uint64_t>a + b
+    return PN_MAX if s >= PN_MAX else <uint32_t>s
 
 
 # ---- hands as proof and disproof pieces ------------------------------------------------
@@ -732,7 +748,7 @@ cdef bint mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound
                     flags |= c.flags
                 if not active:
                     if c.dn != 0:
-                        dn = sat_add(dn, 1)      # still to be refuted
+                        dn = pn_add(dn, 1)      # still to be refuted
                     continue
                 if best < 0 or c.pn < kids[best].pn:
                     if best >= 0 and kids[best].pn < second:
@@ -740,7 +756,7 @@ cdef bint mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound
                     best = i
                 elif c.pn < second:
                     second = c.pn
-                dn = sat_add(dn, c.dn)
+                dn = pn_add(dn, c.dn)
                 if c.dn:
                     open_count += 1
                     if c.dn > widest:
@@ -750,7 +766,7 @@ cdef bint mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound
                     length = c.length + 1
                 if not active:
                     if c.pn != 0:
-                        pn = sat_add(pn, 1)      # still to be proved
+                        pn = pn_add(pn, 1)      # still to be proved
                     continue
                 if best < 0 or c.dn < kids[best].dn:
                     if best >= 0 and kids[best].dn < second:
@@ -758,7 +774,7 @@ cdef bint mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound
                     best = i
                 elif c.dn < second:
                     second = c.dn
-                pn = sat_add(pn, c.pn)
+                pn = pn_add(pn, c.pn)
                 if c.pn:
                     open_count += 1
                     if c.pn > widest:
@@ -767,9 +783,9 @@ cdef bint mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound
             # weak proof numbers: the widest child plus one per other open child, so
             # that subtrees reached along several paths are not counted again and again
             if or_node and dn < INF:
-                dn = sat_add(widest, open_count - 1)
+                dn = pn_add(widest, open_count - 1)
             elif not or_node and pn < INF:
-                pn = sat_add(widest, open_count - 1)
+                pn = pn_add(widest, open_count - 1)
         if or_node:
             pn = kids[best].pn
             if dn != 0:
@@ -1071,8 +1087,9 @@ cdef class MateSolver:
         pv = self._principal_variation(length)
         self.best_length = len(pv) if pv is not None else 0
         proved = length
-        if shortest and time_ms is not None:
-            s.soft_deadline = s.start_ns + <int64_t>(max(time_ms, 0) * 600000)
+        # then shorter mates, until 60% of the time; the line with the longest
+        # defence settled, until 85%; else the line as the table's lengths say
+        self._phase_deadline(time_ms, 60)
         while shortest and proved > 1 and not s.aborted:
             if self._prove(proved - 2, &length) != 1:
                 break
@@ -1081,19 +1098,37 @@ cdef class MateSolver:
             if shorter is not None:
                 pv = shorter
                 self.best_length = len(pv)
+        line = None
+        for settle in ([True, False] if shortest else [False]):
+            if not self._phase_deadline(time_ms, 85 if settle else 0):
+                break
+            # the table's lengths are upper bounds, and entries may have been replaced:
+            # read the line back, searching where the table does not decide
+            line = self._exact_line(proved, settle)
+            if line is not None:
+                pv = line
+                self.best_length = len(pv)
+                break
         s.soft_deadline = 0
-        if s.aborted and not self._hard_stop():
-            s.aborted = False
-        # the table's lengths are upper bounds, and entries may have been replaced:
-        # read the line back, searching where the table does not decide
-        line = self._exact_line(proved, shortest)
-        if line is not None:
-            pv = line
-            self.best_length = len(pv)
         elapsed = (monotonic_ns() - s.start_ns) // 1000000
         if pv is None:
             return MateResult("timeout", (), s.nodes, elapsed)
         return MateResult("mate", pv, s.nodes, elapsed)
+
+    cdef bint _phase_deadline(self, time_ms, int percent):
+        """Let the search go on until percent of time_ms (0: the real deadline), unless
+        stop, the deadline or the node limit has already ended the solve (False)."""
+        cdef Solver* s = &self.s
+        s.soft_deadline = 0
+        if s.aborted:
+            if self._hard_stop():
+                return False
+            s.aborted = False
+        if percent and time_ms is not None:
+            s.soft_deadline = s.start_ns + <int64_t>(max(time_ms, 0) * percent * 10000)
+            if monotonic_ns() >= s.soft_deadline:
+                return False
+        return True
 
     cdef bint _hard_stop(self):
         """Whether stop, the deadline or the node limit has ended the solve."""
