@@ -123,7 +123,7 @@ def play_game(args: tuple) -> dict:
             break
         if ply >= MIN_PROBE_PLY and not pos.is_check():
             solver.clear()
-            r = solver.solve(pos, nodes=probe_nodes)
+            r = solver.solve(pos, nodes=probe_nodes, published=False)
             stats["probes"] += 1
             if r.status != "mate":
                 stats[r.status] += 1
@@ -210,7 +210,7 @@ class TreeProver:
         if n > 3 and self.hints and "solver" in _W:
             solver: MateSolver = _W["solver"]
             solver.clear()
-            r = solver.solve(Position(b.sfen()), nodes=200000)
+            r = solver.solve(Position(b.sfen()), nodes=200000, published=False)
             if r.status == "mate":
                 m = b.move_from_usi(move_to_usi(r.pv[0]))
                 if m and m not in cands:
@@ -354,7 +354,7 @@ def explain_length(sfen: str, line: list[str]) -> str:
                     continue
                 pos.push(ev)
                 solver.clear()
-                r = solver.solve(pos, nodes=2_000_000)
+                r = solver.solve(pos, nodes=2_000_000, published=False)
                 child_sfen = pos.sfen()
                 pos.pop()
                 if r.status != "mate" or len(r.pv) > remaining - 1:
@@ -466,7 +466,8 @@ def main(argv: list[str] | None = None) -> int:
               f"--search-nodes {a.search_nodes} --target {a.target} on {datetime.date.today()},",
               f"# {build_info()}.",
               "# Length = usi_engine's shortest mate, cross-checked with cshogi: DfPn finds a mate too,",
-              "# a full-width search finds none 2 plies shorter, a proof tree shows one within it."]
+              "# a full-width search finds none 2 plies shorter, a proof tree shows one within it.",
+              "# The lengths: strict minimax (every defence counts, useless interpositions included)."]
     if not a.dry_run:
         out_dir = Path(a.out_dir)
         for n in LENGTHS:

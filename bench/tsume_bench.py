@@ -82,6 +82,7 @@ class Problem:
     name: str
     sfen: str
     expected: int | None          # published / expected length, None when unknown
+    strict: bool = False          # the suite counts every defence (no useless-block rule)
 
 
 def suite_sort_key(path: Path):
@@ -104,9 +105,17 @@ def find_suites(choices: list[str] | None) -> list[Path]:
     return out
 
 
+STRICT_MARK = "lengths: strict minimax"
+
+
 def load_suite(path: Path) -> list[Problem]:
+    """Problems of a suite file.  A header line containing STRICT_MARK says that its
+    lengths count every defence, useless interpositions included (the generated suites,
+    whose lengths a full-width search verified); published compositions do not."""
     probs = []
-    for lineno, line in enumerate(path.read_text().splitlines(), 1):
+    text = path.read_text()
+    strict = any(line.startswith("#") and STRICT_MARK in line for line in text.splitlines())
+    for lineno, line in enumerate(text.splitlines(), 1):
         line = line.strip()
         if not line or line.startswith("#"):
             continue
@@ -114,7 +123,8 @@ def load_suite(path: Path) -> list[Problem]:
         if len(parts) != 3:
             raise SystemExit(f"{path}:{lineno}: expected 'name | sfen | length', got {line!r}")
         name, sfen, length = parts
-        probs.append(Problem(path.stem, name, sfen, None if length == "?" else int(length)))
+        probs.append(Problem(path.stem, name, sfen, None if length == "?" else int(length),
+                             strict))
     return probs
 
 
@@ -233,7 +243,8 @@ def run_ours(solver: MateSolver, prob: Problem, limit_ms: int, shortest: bool = 
 
     pos = Position(prob.sfen)
     t = time.perf_counter()
-    r = solver.solve(pos, time_ms=limit_ms, on_info=on_info, shortest=shortest)
+    r = solver.solve(pos, time_ms=limit_ms, on_info=on_info, shortest=shortest,
+                     published=not prob.strict)
     ms = (time.perf_counter() - t) * 1000
     line = [move_to_usi(m) for m in r.pv]
     return dict(status=r.status, line=line, nodes=r.nodes, ms=ms, progress=progress,

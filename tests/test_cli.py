@@ -58,3 +58,11 @@ def test_mate_suite_prints_a_line_per_problem_and_a_summary(tmp_path):
     code, lines, _ = run("mate", "--suite", str(suite), "--time-ms", "3000")
     assert code == 0 and len(lines) == 4
     assert lines[-1].startswith("solved 2/2, published length matched 2")
+
+
+def test_mate_strict_counts_useless_interpositions():
+    sfen = "lns4+r1/1rgk+b4/pppp2+N2/4p4/9/3P5/PPPGPP3/LBNS1K3/1N4+l2 w GPg2sl6p 96"
+    published = run("mate", sfen, "--time-ms", "5000")[1]
+    strict = run("mate", sfen, "--time-ms", "5000", "--strict")[1]
+    assert published == ["checkmate 2a2h 4h5i S*5h"]
+    assert len(strict) == 1 and len(strict[0].split()) == 1 + 5

@@ -188,3 +188,19 @@ def test_a_tiny_table_still_gives_the_shortest_mate():
     s.set_hash(4)
     result = s.solve(Position(sfen), time_ms=30000)
     assert result.status == "mate" and len(result.pv) == 13
+
+
+USELESS_BLOCK = "lns4+r1/1rgk+b4/pppp2+N2/4p4/9/3P5/PPPGPP3/LBNS1K3/1N4+l2 w GPg2sl6p 96"
+
+
+def test_a_useless_interposition_is_not_counted(solver):
+    # after 2a2h the block at 3h is simply taken and the mate goes on without the
+    # piece: published lengths count the king's escape, 4h5i, instead
+    result = solver.solve(Position(USELESS_BLOCK), time_ms=10000)
+    assert result.usi() == "checkmate 2a2h 4h5i S*5h"
+
+
+def test_strict_lengths_count_every_defence(solver):
+    result = solver.solve(Position(USELESS_BLOCK), time_ms=10000, published=False)
+    assert result.status == "mate" and len(result.pv) == 5
+    assert replay_is_mate(USELESS_BLOCK, result.pv)

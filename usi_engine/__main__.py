@@ -134,7 +134,7 @@ def cmd_mate(args: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
-        print(solver.solve(position, time_ms=args.time_ms).usi())
+        print(solver.solve(position, time_ms=args.time_ms, published=not args.strict).usi())
         return 0
     try:
         problems = read_tsume_suite(args.suite)
@@ -152,7 +152,7 @@ def cmd_mate(args: argparse.Namespace) -> int:
             print(f"{name:<{width}}  error: {exc}")
             continue
         solver.clear()
-        result = solver.solve(position, time_ms=args.time_ms)
+        result = solver.solve(position, time_ms=args.time_ms, published=not args.strict)
         plies = len(result.pv) if result.status == "mate" else 0
         solved += result.status == "mate"
         exact += result.status == "mate" and plies == published
@@ -184,6 +184,9 @@ def build_parser() -> argparse.ArgumentParser:
     mate.add_argument("--time-ms", type=int, default=None, help="time limit per problem")
     mate.add_argument("--suite", help="solve every problem of a file (name | sfen | length)")
     mate.add_argument("--hash", type=int, default=256, help="solver table size in MB")
+    mate.add_argument("--strict", action="store_true",
+                      help="count every defence, useless interpositions too (default: "
+                           "as published tsume lengths, which pass over them)")
     mate.set_defaults(func=cmd_mate)
     bench = sub.add_parser("bench", help="fixed positions to a fixed depth (node count signature)")
     bench.add_argument("--depth", type=int, default=BENCH_DEPTH,

@@ -25,6 +25,8 @@ from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memset
 
+from usi_engine.bigmem cimport big_zalloc, big_free
+
 from usi_engine.types cimport *
 from usi_engine.bitboard cimport *
 from usi_engine.position cimport (Pos, Position, state, in_check, pos_do_move, pos_undo_move,
@@ -87,15 +89,7 @@ cdef struct Child:
     int length
     int flags
     int prev                 # index of the move this one waits for (-1: none)
-    int cache                # CACHE_*: what this node's own search of the child returned
-    uint32_t cached_pn       # ... kept in case the table loses the child's entry
-    uint32_t cached_dn
-
-
-cdef enum:
-    CACHE_NONE = 0
-    CACHE_UNKNOWN = 1        # cached_pn/dn hold the child's last search result
-    CACHE_SOLVED = 2         # pn/dn/length/solved_hand/flags hold a final result
+    bint fresh               # not in the table when the parent was expanded
 
 
 cdef struct Solver:
@@ -592,13 +586,9 @@ cdef bint _look_ahead(Solver* s, Child* kids, int n, uint32_t hand, int bound,
     cdef int i, j, count, captured
     cdef uint32_t proof
     cdef bint all_mated
-    cdef Child probe
-    probe.init_pn = 1
-    probe.init_dn = 1
     for i in range(n):
-        tt_look(s, kids[i].key, kids[i].hand, UNBOUNDED, &probe)
-        if probe.pn == 0 or probe.dn == 0:
-            continue        # already known: the main loop will read it
+        if not kids[i].fresh:
+            continue        # known to the table (or a repetition): nothing to learn here
         pos_do_move(p, kids[i].move)
         count = generate(p, replies, GEN_LEGAL)
         if count == 0:
@@ -634,7 +624,8 @@ cdef bint _look_ahead(Solver* s, Child* kids, int n, uint32_t hand, int bound,
                 set_result(out, 0, INF, 3, hand, 0)
                 return True
         pos_undo_move(p)
-        kids[i].init_pn = count if USE_DFPN_PLUS else 1
+        if USE_DFPN_PLUS:
+            kids[i].pn = kids[i].init_pn = count
     return False
 
 
@@ -651,6 +642,34 @@ cdef inline int child_bound(int bound) noexcept nogil:
     """An unbounded search stays unbounded all the way down, so that a position has
     the same bound whatever the depth it is reached at."""
     return bound if bound == UNBOUNDED else bound - 1
+
+
+cdef inline bint _look_child(Solver* s, Child* c, uint64_t path_key, int bound) noexcept nogil:
+    """A child's values when its parent is expanded: a repetition of the path, a
+    disproof that depends on this path, or the table's entry (False: none, the initial
+    estimate).  From then on the parent keeps them, updated by its own searches of
+    the child (and _refresh_child)."""
+    c.length = 0
+    if path_contains(s, path_id(c.key, c.hand)):
+        c.pn = INF; c.dn = 0; c.flags = FLAG_PATH
+        return True
+    c.flags = rep_flags_of(s, path_key_after(path_key, c.move))
+    if c.flags:
+        c.pn = INF; c.dn = 0
+        return True
+    return tt_look(s, c.key, c.hand, child_bound(bound), c)
+
+
+cdef inline bint _refresh_child(Solver* s, Child* c, int bound) noexcept nogil:
+    """Before the child chosen is searched: re-read its table entry, which a search
+    of a sibling may have changed through a transposition.  True if it did."""
+    cdef uint32_t pn = c.pn, dn = c.dn
+    if pn == 0 or dn == 0:
+        return False
+    if not tt_look(s, c.key, c.hand, child_bound(bound), c):
+        c.pn = pn; c.dn = dn    # replaced: keep what the parent knew
+        return False
+    return c.pn != pn or c.dn != dn
 
 
 cdef bint mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound,
@@ -706,8 +725,8 @@ cdef bint mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound
         kids[i].move = moves[i]
         kids[i].key = pos_board_key_after(p, moves[i])
         kids[i].hand = child_hand(p, moves[i], hand, or_node)
-        kids[i].cache = CACHE_NONE
         initial_estimate(p, moves[i], or_node, &kids[i])
+        kids[i].fresh = not _look_child(s, &kids[i], path_key, bound)
     if or_node and LOOKAHEAD_DEPTH and _look_ahead(s, kids, n, hand, bound, out):
         s.lookahead_proofs += 1
         s.arena_top -= n
@@ -725,19 +744,6 @@ cdef bint mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound
         widest = 0
         for i in range(n):
             c = &kids[i]
-            if c.cache == CACHE_SOLVED:
-                pass            # final, whatever has become of its table entry since
-            elif path_contains(s, path_id(c.key, c.hand)):
-                c.pn = INF; c.dn = 0; c.length = 0; c.flags = FLAG_PATH
-            else:
-                c.flags = rep_flags_of(s, path_key_after(path_key, c.move))
-                if c.flags:
-                    c.pn = INF; c.dn = 0; c.length = 0
-                elif not tt_look(s, c.key, c.hand, child_bound(bound), c) \
-                        and c.cache == CACHE_UNKNOWN:
-                    # the entry was replaced: without this, a full table could make
-                    # two siblings evict each other's results for ever
-                    c.pn = c.cached_pn; c.dn = c.cached_dn
             # a delayed move counts once the move it waits for is settled: disproved
             # at an OR node, proved at an AND node
             active = c.prev < 0 or (kids[c.prev].dn == 0 if or_node else kids[c.prev].pn == 0)
@@ -799,6 +805,8 @@ cdef bint mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound
         if pn == 0 or dn == 0 or pn >= th_pn or dn >= th_dn or s.aborted:
             break
         c = &kids[best]
+        if _refresh_child(s, c, bound):
+            continue            # a transposition has moved it: choose again
         if or_node:
             c_pn = th_pn if th_pn < sat_add(second, second // 4 + 1) else sat_add(second, second // 4 + 1)
             c_dn = sat_add(th_dn - dn, c.dn) if th_dn < INF else INF
@@ -808,13 +816,11 @@ cdef bint mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound
         pos_do_move(p, c.move)
         if mid(s, c_pn, c_dn, not or_node, child_bound(bound),
                path_key_after(path_key, c.move), &result):
-            if result.pn == 0 or result.dn == 0:
-                c.cache = CACHE_SOLVED
-                c.pn = result.pn; c.dn = result.dn; c.length = result.length
-                c.solved_hand = result.solved_hand; c.flags = result.flags
-            else:
-                c.cache = CACHE_UNKNOWN
-                c.cached_pn = result.pn; c.cached_dn = result.dn
+            # the child's own result, whatever becomes of its table entry: with a full
+            # table, siblings in one bucket could otherwise evict each other's results
+            # for ever
+            c.pn = result.pn; c.dn = result.dn; c.length = result.length
+            c.solved_hand = result.solved_hand; c.flags = result.flags
         pos_undo_move(p)
     path_remove(s, id)
     if dn == 0 and flags:
@@ -933,6 +939,7 @@ cdef class MateSolver:
     cdef int64_t deadline
     cdef object on_info
     cdef int best_length
+    cdef bint published          # useless interpositions are not counted in the line
     cdef uint64_t salt           # makes each sub-search's root path key new
 
     def __cinit__(self):
@@ -947,7 +954,7 @@ cdef class MateSolver:
             raise MemoryError()
 
     def __dealloc__(self):
-        free(self.s.table)
+        big_free(self.s.table)
         free(self.s.arena)
         free(self.s.move_arena)
         free(self.s.path)
@@ -960,12 +967,10 @@ cdef class MateSolver:
         if megabytes < 1:
             raise ValueError("hash size must be at least 1 MB")
         cdef uint64_t buckets = (<uint64_t>megabytes << 20) // (BUCKET * sizeof(MateEntry))
-        cdef MateEntry* table = <MateEntry*>calloc(buckets * BUCKET, sizeof(MateEntry))
+        cdef MateEntry* table = <MateEntry*>big_zalloc(buckets * BUCKET * sizeof(MateEntry))
         if table == NULL:
             raise MemoryError(f"cannot allocate a {megabytes} MB mate table")
-        # touch every page now (isready time), not during the first solve
-        memset(table, 0, buckets * BUCKET * sizeof(MateEntry))
-        free(self.s.table)
+        big_free(self.s.table)
         self.s.table = table
         self.s.buckets = buckets
 
@@ -1047,13 +1052,17 @@ cdef class MateSolver:
                           "hashfull": self.hashfull(), "mate_length": self.best_length})
 
     def solve(self, Position position not None, time_ms=None, long long nodes=0,
-              on_info=None, bint shortest=True, bint clear_stop=True) -> MateResult:
+              on_info=None, bint shortest=True, bint clear_stop=True,
+              bint published=True) -> MateResult:
         """Look for a mate for the side to move; position is not modified.
 
         With shortest=True, once a mate of length L is proved the solver looks for one
         of L - 2 plies, and so on until that fails or time runs out; the answer is the
-        shortest line proved, against the longest defence."""
+        shortest line proved, against the longest defence.  With published=True the
+        line passes over useless interpositions as published tsume lengths do; with
+        False every defence counts (strict minimax)."""
         cdef Solver* s = &self.s
+        self.published = published
         cdef int length, status
         if s.table == NULL:
             self.set_hash(64)
@@ -1233,10 +1242,12 @@ cdef class MateSolver:
         """At a defender node mated within `value` plies: the evasion after which the
         shortest mate is longest (with settle, exactly, by bounded searches that settle
         each candidate: proved within t - 2, or shown not to be; without, by the
-        table's lengths), preferring a move to a drop on ties.  -1 if some evasion
-        cannot be proved mated within value - 1."""
+        table's lengths), preferring a move to a drop on ties.  With settle, a useless
+        interposition is passed over for the longest other defence, as published
+        lengths do.  -1 if some evasion cannot be proved mated within value - 1."""
         cdef int lens[MAX_MOVES]
-        cdef int i, t, length, status, drops
+        cdef int i, t, length, status, drops, useless = -1, useless_len = 0
+        cdef bint exact
         cdef Solver* s = &self.s
         for i in range(n):
             lens[i] = self._proven_length(moves[i], False, value - 1)
@@ -1249,19 +1260,83 @@ cdef class MateSolver:
             for i in range(n):
                 if lens[i] > t:
                     t = lens[i]
+            if t == 0:
+                # every defence is a useless interposition: the line must still end
+                # in checkmate, so take the longest of them
+                pick_len[0] = useless_len
+                return useless
             for drops in range(2):
                 for i in range(n):
                     if lens[i] != t or move_is_drop(moves[i]) != drops:
                         continue
-                    if t <= 1 or not settle or self._disproven_within(moves[i], t - 2):
-                        pick_len[0] = t
-                        return i
-                    status = self._prove_child(moves[i], t - 2, &length)
-                    if status != 1:
+                    exact = t <= 1 or not settle or self._disproven_within(moves[i], t - 2)
+                    if not exact:
+                        status = self._prove_child(moves[i], t - 2, &length)
+                        if status == 1:
+                            lens[i] = length
+                            continue
                         # not mated within t - 2 (or out of time: the best known)
-                        pick_len[0] = t
-                        return i
-                    lens[i] = length
+                    if (settle and self.published and not s.aborted
+                            and self._useless_interposition(moves[i], t)):
+                        if t > useless_len:
+                            useless, useless_len = i, t
+                        lens[i] = -1
+                        continue
+                    pick_len[0] = t
+                    return i
+
+    cdef bint _useless_interposition(self, int m, int t):
+        """Whether the defender's move m, which must be followed by a mate in t plies,
+        is a useless interposition: it blocks a distant check on a square where the
+        attacker captures it and then mates within the t - 1 plies left without the
+        piece captured (which the defender is given back).  Published tsume lengths do
+        not count such blocks."""
+        cdef Solver* s = &self.s
+        cdef Pos* p = &s.pos
+        cdef int caps[MAX_MOVES]
+        cdef int k = p.king_sq[p.side]
+        cdef bb_t checkers = state(p).checkers
+        cdef int sq = move_to(m)
+        cdef int n, j, x, pt, length, defender = s.attacker ^ 1
+        cdef uint32_t hand = p.hand[s.attacker]
+        cdef uint64_t id_and, id_or
+        cdef bint useless = False
+        cdef Child c
+        if (k < 0 or not checkers or bb_more_than_one(checkers) or t < 3
+                or move_from(m) == k or not bb_test(usi_tables.between[k][bb_lsb(checkers)], sq)):
+            return False
+        c.init_pn = 1
+        c.init_dn = 1
+        id_and = path_id(state(p).board_key, hand)
+        path_add(s, id_and)
+        pos_do_move(p, m)
+        id_or = path_id(state(p).board_key, hand)
+        path_add(s, id_or)
+        n = generate(p, caps, GEN_CHECKS)
+        for j in range(n):
+            x = caps[j]
+            if move_is_drop(x) or move_to(x) != sq:
+                continue
+            # a proof with the hand held before the capture needs no captured piece
+            tt_look(s, pos_board_key_after(p, x), hand, t - 1, &c)
+            if c.pn == 0:
+                useless = True
+                break
+            pt = unpromoted(piece_type(p.board[sq]))
+            pos_do_move(p, x)
+            p.hand[s.attacker] -= hand_unit(pt)
+            p.hand[defender] += hand_unit(pt)
+            self.salt += 1
+            useless = self._prove_here(False, t - 1, path_key_after(self.salt, 0), &length) == 1
+            p.hand[s.attacker] += hand_unit(pt)
+            p.hand[defender] -= hand_unit(pt)
+            pos_undo_move(p)
+            if useless or s.aborted:
+                break
+        path_remove(s, id_or)
+        pos_undo_move(p)
+        path_remove(s, id_and)
+        return useless
 
     cdef object _exact_line(self, int value, bint settle):
         """The mating line when the root's mate takes `value` plies: at attacker nodes a

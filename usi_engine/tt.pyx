@@ -6,8 +6,9 @@ else the one with the lowest depth, entries from older searches counting as 8 pl
 shallower, so the table keeps working indefinitely once full.
 """
 from libc.stdint cimport uint64_t
-from libc.stdlib cimport calloc, free
 from libc.string cimport memset
+
+from usi_engine.bigmem cimport big_zalloc, big_free
 
 from usi_engine.bitboard cimport bb_t
 
@@ -18,10 +19,10 @@ cdef int tt_resize(TT* tt, size_t megabytes) noexcept nogil:
     cdef uint64_t buckets = (<uint64_t>megabytes << 20) // (TT_BUCKET_SIZE * sizeof(TTEntry))
     if buckets < 1:
         buckets = 1
-    cdef TTEntry* table = <TTEntry*>calloc(buckets * TT_BUCKET_SIZE, sizeof(TTEntry))
+    cdef TTEntry* table = <TTEntry*>big_zalloc(buckets * TT_BUCKET_SIZE * sizeof(TTEntry))
     if table == NULL:
         return -1
-    free(tt.table)
+    big_free(tt.table)
     tt.table = table
     tt.buckets = buckets
     tt.generation = 0
@@ -35,7 +36,7 @@ cdef void tt_clear(TT* tt) noexcept nogil:
 
 
 cdef void tt_free(TT* tt) noexcept nogil:
-    free(tt.table)
+    big_free(tt.table)
     tt.table = NULL
     tt.buckets = 0
 
