@@ -913,6 +913,18 @@ cdef int _cleanest_disproof(Child* kids, int n) noexcept nogil:
     return flags
 
 
+cdef bint _is_interposition(const Pos* p, int m) noexcept nogil:
+    """Whether the defender's move m blocks a single distant check (a drop or a move
+    of a piece other than the king onto a square between the checker and the king)."""
+    cdef int k = p.king_sq[p.side]
+    cdef bb_t checkers = state(p).checkers
+    if k < 0 or not checkers or bb_more_than_one(checkers):
+        return False
+    if not move_is_drop(m) and move_from(m) == k:
+        return False
+    return bb_test(usi_tables.between[k][bb_lsb(checkers)], move_to(m)) != 0
+
+
 class MateResult:
     """status is 'mate', 'nomate' or 'timeout'; pv the mating line (moves as ints)."""
     __slots__ = ("status", "pv", "nodes", "time_ms")
@@ -1242,69 +1254,70 @@ cdef class MateSolver:
         """At a defender node mated within `value` plies: the evasion after which the
         shortest mate is longest (with settle, exactly, by bounded searches that settle
         each candidate: proved within t - 2, or shown not to be; without, by the
-        table's lengths), preferring a move to a drop on ties.  With settle, a useless
-        interposition is passed over for the longest other defence, as published
-        lengths do.  -1 if some evasion cannot be proved mated within value - 1."""
+        table's lengths), preferring a move to a drop on ties.  A useless interposition
+        is passed over for the longest other defence, as published lengths do.  -1 if
+        some evasion cannot be proved mated within value - 1."""
         cdef int lens[MAX_MOVES]
-        cdef int i, t, length, status, drops, useless = -1, useless_len = 0
-        cdef bint exact
-        cdef Solver* s = &self.s
+        cdef bint blocks[MAX_MOVES]
+        cdef int i, length, other, block, other_len = 0, block_len = 0
         for i in range(n):
             lens[i] = self._proven_length(moves[i], False, value - 1)
             if lens[i] < 0:
                 if self._prove_child(moves[i], value - 1, &length) != 1:
                     return -1
                 lens[i] = length
+            blocks[i] = self.published and _is_interposition(&self.s.pos, moves[i])
+        other = self._longest_of(moves, n, lens, blocks, False, settle, &other_len)
+        block = self._longest_of(moves, n, lens, blocks, True, settle, &block_len)
+        # a block that only adds its own two plies (it is captured) and is then mated
+        # without the piece is useless; one that holds out longer is a real defence
+        if block >= 0 and (other < 0 or block_len > other_len + 2 or (
+                block_len == other_len + 2 and not self._useless_interposition(
+                    moves[block], block_len, settle))):
+            pick_len[0] = block_len
+            return block
+        pick_len[0] = other_len
+        return other
+
+    cdef int _longest_of(self, int* moves, int n, int* lens, bint* blocks, bint want_blocks,
+                         bint settle, int* pick_len):
+        """_longest_defence among the evasions that are (or are not) interpositions;
+        -1 if there are none."""
+        cdef int i, t, length, drops
         while True:
             t = 0
             for i in range(n):
-                if lens[i] > t:
+                if blocks[i] == want_blocks and lens[i] > t:
                     t = lens[i]
             if t == 0:
-                # every defence is a useless interposition: the line must still end
-                # in checkmate, so take the longest of them
-                pick_len[0] = useless_len
-                return useless
+                return -1
             for drops in range(2):
                 for i in range(n):
-                    if lens[i] != t or move_is_drop(moves[i]) != drops:
+                    if (blocks[i] != want_blocks or lens[i] != t
+                            or move_is_drop(moves[i]) != drops):
                         continue
-                    exact = t <= 1 or not settle or self._disproven_within(moves[i], t - 2)
-                    if not exact:
-                        status = self._prove_child(moves[i], t - 2, &length)
-                        if status == 1:
+                    if t > 1 and settle and not self._disproven_within(moves[i], t - 2):
+                        if self._prove_child(moves[i], t - 2, &length) == 1:
                             lens[i] = length
                             continue
                         # not mated within t - 2 (or out of time: the best known)
-                    if (settle and self.published and not s.aborted
-                            and self._useless_interposition(moves[i], t)):
-                        if t > useless_len:
-                            useless, useless_len = i, t
-                        lens[i] = -1
-                        continue
                     pick_len[0] = t
                     return i
 
-    cdef bint _useless_interposition(self, int m, int t):
-        """Whether the defender's move m, which must be followed by a mate in t plies,
-        is a useless interposition: it blocks a distant check on a square where the
-        attacker captures it and then mates within the t - 1 plies left without the
-        piece captured (which the defender is given back).  Published tsume lengths do
-        not count such blocks."""
+    cdef bint _useless_interposition(self, int m, int t, bint search):
+        """Whether the interposition m, after which the mate takes t plies, is useless:
+        the attacker captures the piece and then mates within the t - 1 plies left
+        without it (the defender is given it back).  Without search, only what the
+        table shows."""
         cdef Solver* s = &self.s
         cdef Pos* p = &s.pos
         cdef int caps[MAX_MOVES]
-        cdef int k = p.king_sq[p.side]
-        cdef bb_t checkers = state(p).checkers
         cdef int sq = move_to(m)
         cdef int n, j, x, pt, length, defender = s.attacker ^ 1
         cdef uint32_t hand = p.hand[s.attacker]
         cdef uint64_t id_and, id_or
         cdef bint useless = False
         cdef Child c
-        if (k < 0 or not checkers or bb_more_than_one(checkers) or t < 3
-                or move_from(m) == k or not bb_test(usi_tables.between[k][bb_lsb(checkers)], sq)):
-            return False
         c.init_pn = 1
         c.init_dn = 1
         id_and = path_id(state(p).board_key, hand)
@@ -1322,6 +1335,8 @@ cdef class MateSolver:
             if c.pn == 0:
                 useless = True
                 break
+            if not search or s.aborted:
+                continue
             pt = unpromoted(piece_type(p.board[sq]))
             pos_do_move(p, x)
             p.hand[s.attacker] -= hand_unit(pt)
@@ -1331,7 +1346,7 @@ cdef class MateSolver:
             p.hand[s.attacker] += hand_unit(pt)
             p.hand[defender] -= hand_unit(pt)
             pos_undo_move(p)
-            if useless or s.aborted:
+            if useless:
                 break
         path_remove(s, id_or)
         pos_undo_move(p)
