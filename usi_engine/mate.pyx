@@ -459,19 +459,21 @@ cdef bint USE_DELAY = True
 cdef bint USE_HAND_SETS = True
 cdef bint USE_WEAK_SUMS = False
 cdef int LOOKAHEAD_DEPTH = 1
+cdef int EPSILON_SHIFT = 1      # the child's threshold: second best * (1 + 2^-shift) + 1
 
 
 def _set_heuristics(bint dfpn_plus=True, bint delay=True, bint hand_sets=True,
-                    bint weak_sums=False, int lookahead=1):
+                    bint weak_sums=False, int lookahead=1, int epsilon_shift=1):
     """Switch the df-pn+ estimates, the delayed expansion, the generalised proof and
     disproof hands, weak (max + count) sums and the look-ahead at new attacker nodes
     (3: mates in one and three, 1: in one, 0: none) (for experiments and tests)."""
-    global USE_DFPN_PLUS, USE_DELAY, USE_HAND_SETS, USE_WEAK_SUMS, LOOKAHEAD_DEPTH
+    global USE_DFPN_PLUS, USE_DELAY, USE_HAND_SETS, USE_WEAK_SUMS, LOOKAHEAD_DEPTH, EPSILON_SHIFT
     USE_DFPN_PLUS = dfpn_plus
     USE_DELAY = delay
     USE_HAND_SETS = hand_sets
     USE_WEAK_SUMS = weak_sums
     LOOKAHEAD_DEPTH = lookahead
+    EPSILON_SHIFT = epsilon_shift
 
 
 cdef void initial_estimate(const Pos* p, int m, bint or_node, Child* c) noexcept nogil:
@@ -808,10 +810,10 @@ cdef bint mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound
         if _refresh_child(s, c, bound):
             continue            # a transposition has moved it: choose again
         if or_node:
-            c_pn = th_pn if th_pn < sat_add(second, second // 4 + 1) else sat_add(second, second // 4 + 1)
+            c_pn = th_pn if th_pn < sat_add(second, (second >> EPSILON_SHIFT) + 1) else sat_add(second, (second >> EPSILON_SHIFT) + 1)
             c_dn = sat_add(th_dn - dn, c.dn) if th_dn < INF else INF
         else:
-            c_dn = th_dn if th_dn < sat_add(second, second // 4 + 1) else sat_add(second, second // 4 + 1)
+            c_dn = th_dn if th_dn < sat_add(second, (second >> EPSILON_SHIFT) + 1) else sat_add(second, (second >> EPSILON_SHIFT) + 1)
             c_pn = sat_add(th_pn - pn, c.pn) if th_pn < INF else INF
         pos_do_move(p, c.move)
         if mid(s, c_pn, c_dn, not or_node, child_bound(bound),
