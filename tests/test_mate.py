@@ -204,3 +204,21 @@ def test_strict_lengths_count_every_defence(solver):
     result = solver.solve(Position(USELESS_BLOCK), time_ms=10000, published=False)
     assert result.status == "mate" and len(result.pv) == 5
     assert replay_is_mate(USELESS_BLOCK, result.pv)
+
+
+LONG_COMPOSITIONS = [         # (sfen, published length): solved well within 60 s here
+    ("1l+PG1+P3/b1P1n4/9/1l1B1P2S/L2P2P2/3+pN2l1/3+ppp1kN/pP+psS4/3+rPg+p1+R b 2P2gsnp 1", 467),
+    ("g3p3+r/3lPG3/1s4ppp/1l1B4P/L2b1kPl1/3+p3+R+p/3+p2+s1S/+NP+p1gS3/1g+p2P3 b 4P3n 1", 611),
+    ("7g1/4Pgl+b1/2nn1s2+P/1+p+pS1+p1PP/+p+p+p2lk1+P/1+ppPpp3/ssPp4N/2NR1L3/2G3rLG b b 1", 587),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sfen,length", LONG_COMPOSITIONS)
+def test_long_compositions_are_solved_with_a_verified_line(sfen, length):
+    # Hashimoto 587 once stalled silently: proof-number sums saturated at INF
+    s = MateSolver()
+    s.set_hash(1024)
+    result = s.solve(Position(sfen), time_ms=60000)
+    assert result.status == "mate" and replay_is_mate(sfen, result.pv)
+    assert abs(len(result.pv) - length) <= 4
