@@ -8,12 +8,21 @@ attacker to move) and evasions (AND nodes, defender to move).
   most H (the defender holds everything else, so it only gets weaker as H grows).
 - Repetition: reaching a position already on the current path is not a mate (all
   attacker moves are checks, so it is perpetual check).  Such disproofs depend on the
-  path; they are flagged, and a root disproved only through them is reported as
-  `timeout`, never `nomate`.
+  path: they go to a table keyed by the path, never to the main table.  A root
+  disproved through lines cut off at the depth limit is reported as `timeout`, never
+  `nomate`.
 - Pawn-drop mate is excluded by the move generator; positions without the attacker's
   king are fine.
 - The table is bounded by its size in MB; when a bucket is full the entry that cost
-  least to compute is replaced, so the search keeps running indefinitely.
+  least to compute is replaced, so the search keeps running indefinitely.  Each node
+  keeps its children's results while it is expanded, so a full table cannot make
+  siblings evict each other's results for ever.
+- Lengths: stored lengths are upper bounds.  After the first proof, bounded searches
+  look for mates 2 plies shorter until none exists; the line is then read back with
+  the longest defence settled by bounded searches at each defender node, and useless
+  interpositions (a block captured at once, after which the mate needs no more plies
+  than the longest other defence and not the piece) not counted, as in published
+  tsume lengths (`published=False` counts them).
 - Every reported line is replayed before it is returned: each attacker move checks,
   the last position is mate, and the length is odd.
 
