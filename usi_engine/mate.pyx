@@ -1173,11 +1173,13 @@ cdef class MateSolver:
         """Run df-pn at the root for a mate within bound plies: 1 proved (length set),
         -1 disproved (through repetitions on its own paths at worst), 0 otherwise."""
         cdef Solver* s = &self.s
-        memset(s.path, 0, PATH_SLOTS * sizeof(uint64_t))
-        memset(s.rep, 0, REP_SLOTS * sizeof(uint64_t))
-        s.rep_count = 0
-        s.path_depth = 0
-        return self._prove_here(True, bound, ROOT_PATH_KEY, length)
+        if s.path_depth:
+            memset(s.path, 0, PATH_SLOTS * sizeof(uint64_t))
+            s.path_depth = 0
+        # a fresh root path key instead of clearing the 8 MB repetition table: that
+        # clearing was most of the time of a short mate's re-searches
+        self.salt += 1
+        return self._prove_here(True, bound, path_key_after(self.salt, ROOT_PATH_KEY), length)
 
     cdef int _prove_here(self, bint or_node, int bound, uint64_t root_key, int* length):
         """df-pn at the current position (an attacker node if or_node) within bound
@@ -1377,8 +1379,9 @@ cdef class MateSolver:
         cdef bint or_node = True
         cdef list pv = [], ids = []
         cdef uint64_t id
-        memset(s.path, 0, PATH_SLOTS * sizeof(uint64_t))
-        s.path_depth = 0
+        if s.path_depth:
+            memset(s.path, 0, PATH_SLOTS * sizeof(uint64_t))
+            s.path_depth = 0
         while len(pv) <= MAX_PATH and not s.aborted:
             n = generate(p, moves, GEN_CHECKS if or_node else GEN_LEGAL)
             if n == 0:
