@@ -1121,8 +1121,8 @@ cdef class MateSolver:
         proved = length
         # then shorter mates, until 60% of the time; the line with the longest
         # defence settled, until 85%; else the line as the table's lengths say
-        self._phase_deadline(time_ms, 60)
-        while shortest and proved > 1 and not s.aborted:
+        shorten = self._phase_deadline(time_ms, 60)
+        while shortest and shorten and proved > 1 and not s.aborted:
             if self._prove(proved - 2, &length) != 1:
                 break
             proved = length
@@ -1133,7 +1133,9 @@ cdef class MateSolver:
         line = None
         for settle in ([True, False] if shortest else [False]):
             if not self._phase_deadline(time_ms, 85 if settle else 0):
-                break
+                if self._hard_stop():
+                    break
+                continue        # no time left to settle: read the line as it stands
             # the table's lengths are upper bounds, and entries may have been replaced:
             # read the line back, searching where the table does not decide
             line = self._exact_line(proved, settle)
@@ -1148,8 +1150,9 @@ cdef class MateSolver:
         return MateResult("mate", pv, s.nodes, elapsed)
 
     cdef bint _phase_deadline(self, time_ms, int percent):
-        """Let the search go on until percent of time_ms (0: the real deadline), unless
-        stop, the deadline or the node limit has already ended the solve (False)."""
+        """Let the search go on until percent of time_ms (0: the real deadline).  False
+        if that moment has passed, or stop, the deadline or the node limit has already
+        ended the solve."""
         cdef Solver* s = &self.s
         s.soft_deadline = 0
         if s.aborted:
