@@ -222,3 +222,18 @@ def test_long_compositions_are_solved_with_a_verified_line(sfen, length):
     result = s.solve(Position(sfen), time_ms=60000)
     assert result.status == "mate" and replay_is_mate(sfen, result.pv)
     assert abs(len(result.pv) - length) <= 4
+
+
+def test_solve_accepts_every_keyword_of_its_type_stub(solver):
+    import ast
+    from pathlib import Path
+    import usi_engine
+    stub = ast.parse((Path(usi_engine.__file__).parent / "mate.pyi").read_text())
+    solve = next(node for node in ast.walk(stub)
+                 if isinstance(node, ast.FunctionDef) and node.name == "solve")
+    names = [a.arg for a in solve.args.args[2:]]
+    defaults = {"time_ms": 1000, "nodes": 0, "on_info": None, "shortest": True,
+                "clear_stop": True, "published": True}
+    assert names == list(defaults)
+    result = solver.solve(Position(MATE_IN_1), **defaults)
+    assert result.usi() == "checkmate G*5b"
