@@ -64,7 +64,7 @@ if str(ROOT) not in sys.path:  # the engine is built in place, not necessarily i
 import cshogi  # noqa: E402
 
 from usi_engine.mate import MateSolver  # noqa: E402
-from peers import build_info  # noqa: E402
+from peers import build_info, replay_mate_with_cshogi  # noqa: E402
 from usi_engine.position import Position, move_to_usi  # noqa: E402
 from usi_engine.search import Searcher  # noqa: E402
 
@@ -148,22 +148,7 @@ def play_game(args: tuple) -> dict:
 
 # ---------------------------------------------------------------- checks with cshogi
 
-def replay_check(sfen: str, line: list[str]) -> str:
-    """'' if line is a mate in cshogi (legal moves, attacker moves all check, last
-    position mate, odd length), else what is wrong."""
-    if len(line) % 2 == 0:
-        return f"even length {len(line)}"
-    b = cshogi.Board(sfen)
-    for i, u in enumerate(line):
-        m = b.move_from_usi(u)
-        if not m or not b.is_legal(m):
-            return f"ply {i + 1} {u} is illegal"
-        b.push(m)
-        if i % 2 == 0 and not b.is_check():
-            return f"ply {i + 1} {u} does not give check"
-    if not b.is_game_over():
-        return "the last position is not mate"
-    return ""
+replay_check = replay_mate_with_cshogi
 
 
 def cshogi_dfpn(sfen: str, depth: int | None, nodes: int) -> tuple[bool | None, list[str], int]:

@@ -265,3 +265,21 @@ def build_info() -> str:
     import usi_engine.mate as _mate
     built = datetime.datetime.fromtimestamp(os.path.getmtime(_mate.__file__)).strftime("%Y-%m-%d %H:%M")
     return f"usi_engine at commit {head or '?'}{' + uncommitted changes' if dirty else ''}, mate built {built}"
+
+
+def replay_mate_with_cshogi(sfen: str, line: list[str]) -> str:
+    """'' when the line (USI moves) is a mate by cshogi's rules alone: odd length, legal
+    moves, every attacker move gives check, the last position is checkmate; else what
+    is wrong.  Independent of usi_engine's move generator.  Needs cshogi."""
+    import cshogi
+    if len(line) % 2 == 0:
+        return f"even length {len(line)}"
+    board = cshogi.Board(sfen)
+    for i, usi in enumerate(line):
+        move = board.move_from_usi(usi)
+        if not move or not board.is_legal(move):
+            return f"ply {i + 1} {usi} is illegal"
+        board.push(move)
+        if i % 2 == 0 and not board.is_check():
+            return f"ply {i + 1} {usi} does not give check"
+    return "" if board.is_game_over() else "the last position is not mate"

@@ -18,6 +18,11 @@ import pytest
 
 cshogi = pytest.importorskip("cshogi")
 
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+from peers import replay_mate_with_cshogi  # noqa: E402
 from test_differential import corpus, walk  # noqa: E402
 from usi_engine import Position, move_to_usi  # noqa: E402
 from usi_engine.mate import MateSolver  # noqa: E402
@@ -35,21 +40,6 @@ def sampled_positions() -> list[str]:
         if ply % SAMPLE_EVERY == 0 and not board.is_check() and any(True for _ in board.check_moves):
             out.append(board.sfen())
     return out
-
-
-def replay_with_cshogi(sfen: str, line: list[str]) -> str:
-    """'' if the line is a mate by cshogi's rules, else what is wrong."""
-    board = cshogi.Board(sfen)
-    if len(line) % 2 == 0:
-        return f"even length {len(line)}"
-    for ply, usi in enumerate(line):
-        move = board.move_from_usi(usi)
-        if not move or not board.is_legal(move):
-            return f"ply {ply}: {usi} is not legal"
-        board.push(move)
-        if ply % 2 == 0 and not board.is_check():
-            return f"ply {ply}: {usi} gives no check"
-    return "" if board.is_game_over() else "the last position is not checkmate"
 
 
 def cshogi_proves_mate(sfen: str) -> bool:
@@ -81,7 +71,7 @@ def test_enough_positions_and_mates_are_sampled(solved):
 def test_every_mating_line_is_a_mate_by_cshogi(solved):
     bad = [(sfen, published, why) for sfen, results in solved
            for published, (status, line) in results.items()
-           if status == "mate" and (why := replay_with_cshogi(sfen, line))]
+           if status == "mate" and (why := replay_mate_with_cshogi(sfen, line))]
     assert not bad, bad[:5]
 
 
