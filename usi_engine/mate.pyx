@@ -171,6 +171,18 @@ cdef inline uint32_t hand_minus(uint32_t h, int pt) noexcept nogil:
     return hand_with(h, pt, n - 1 if n > 0 else 0)
 
 
+cdef inline uint32_t hand_before_move(const Pos* p, int m, uint32_t after) noexcept nogil:
+    """The attacker's hand before its move m, from a (proof or disproof) hand after it:
+    a dropped piece added back, a captured one taken off.  p is before m."""
+    cdef int captured
+    if move_is_drop(m):
+        return hand_plus(after, move_dropped_type(m))
+    captured = p.board[move_to(m)]
+    if captured != EMPTY:
+        return hand_minus(after, unpromoted(piece_type(captured)))
+    return after
+
+
 cdef inline uint32_t hand_union(uint32_t a, uint32_t b) noexcept nogil:
     cdef int pt
     for pt in range(PAWN, KING):
@@ -594,7 +606,7 @@ cdef bint _look_ahead(Solver* s, Child* kids, int n, uint32_t hand, int bound,
     estimate."""
     cdef Pos* p = &s.pos
     cdef int* replies = &s.move_arena[s.arena_top]
-    cdef int i, j, count, captured
+    cdef int i, j, count
     cdef uint32_t proof
     cdef bint all_mated
     for i in range(n):
@@ -607,13 +619,7 @@ cdef bint _look_ahead(Solver* s, Child* kids, int n, uint32_t hand, int bound,
             pos_undo_move(p)
             tt_put_proven(s, kids[i].key, proof, 0, kids[i].hand, 1)
             if USE_HAND_SETS:
-                if move_is_drop(kids[i].move):
-                    proof = hand_plus(proof, move_dropped_type(kids[i].move))
-                else:
-                    captured = p.board[move_to(kids[i].move)]
-                    if captured != EMPTY:
-                        proof = hand_minus(proof, unpromoted(piece_type(captured)))
-                proof = hand_intersection(proof, hand)
+                proof = hand_intersection(hand_before_move(p, kids[i].move, proof), hand)
             else:
                 proof = hand
             tt_put_proven(s, state(p).board_key, proof, 1, hand, 1)
@@ -860,18 +866,11 @@ cdef uint32_t _proof_hand(Solver* s, Child* kids, int n, bint or_node, uint32_t 
     every evasion's proof hand, plus the pieces the defender could block with."""
     cdef const Pos* p = &s.pos
     cdef uint32_t proof = 0
-    cdef int i, m, captured
+    cdef int i
     if or_node:
         for i in range(n):
             if kids[i].pn == 0 and kids[i].length + 1 == length:
-                proof = kids[i].solved_hand
-                m = kids[i].move
-                if move_is_drop(m):
-                    proof = hand_plus(proof, move_dropped_type(m))
-                else:
-                    captured = p.board[move_to(m)]
-                    if captured != EMPTY:
-                        proof = hand_minus(proof, unpromoted(piece_type(captured)))
+                proof = hand_before_move(p, kids[i].move, kids[i].solved_hand)
                 return hand_intersection(proof, hand)
         return hand
     for i in range(n):
@@ -887,17 +886,10 @@ cdef uint32_t _disproof_hand(Solver* s, Child* kids, int n, bint or_node, uint32
     cdef const Pos* p = &s.pos
     cdef uint32_t disproof = FULL_HAND
     cdef uint32_t d
-    cdef int i, m, captured
+    cdef int i, m
     if or_node:
         for i in range(n):
-            d = kids[i].solved_hand
-            m = kids[i].move
-            if move_is_drop(m):
-                d = hand_plus(d, move_dropped_type(m))
-            else:
-                captured = p.board[move_to(m)]
-                if captured != EMPTY:
-                    d = hand_minus(d, unpromoted(piece_type(captured)))
+            d = hand_before_move(p, kids[i].move, kids[i].solved_hand)
             disproof = hand_intersection(disproof, d)
         return hand_union(disproof_hand_without_new_checks(p, disproof), hand)
     for i in range(n):
