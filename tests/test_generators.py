@@ -57,30 +57,30 @@ def usi(moves):
 
 
 # ---- the subsets ----------------------------------------------------------------------------
-@pytest.mark.parametrize("name", CORPORA)
-def test_captures_are_the_legal_moves_that_capture_or_promote(name):
-    bad = Discrepancies("captures() is not {legal moves that capture or promote}")
+def assert_generator_is_the_subset(name, generator, wanted, what):
+    """generator(pos) yields exactly the legal moves whose (capture, promote) pair
+    satisfies wanted, at every position of the corpus."""
+    bad = Discrepancies(f"{what} is not the legal moves it should be")
     for where, pos, board in positions(name):
-        expected = {m for m, (capture, promote) in classified(pos, board).items()
-                    if capture or promote}
-        got = set(pos.captures())
+        expected = {m for m, kind in classified(pos, board).items() if wanted(*kind)}
+        got = set(generator(pos))
         if got != expected:
             bad.add(f"{where}: {pos.sfen()}\n  extra: {usi(got - expected)}"
                     f"\n  missing: {usi(expected - got)}")
     assert not bad, bad.report()
+
+
+@pytest.mark.parametrize("name", CORPORA)
+def test_captures_are_the_legal_moves_that_capture_or_promote(name):
+    assert_generator_is_the_subset(name, lambda pos: pos.captures(),
+                                   lambda capture, promote: capture or promote, "captures()")
 
 
 @pytest.mark.parametrize("name", CORPORA)
 def test_quiets_are_the_legal_moves_that_neither_capture_nor_promote(name):
-    bad = Discrepancies("quiets() is not {legal moves that neither capture nor promote}")
-    for where, pos, board in positions(name):
-        expected = {m for m, (capture, promote) in classified(pos, board).items()
-                    if not capture and not promote}
-        got = set(pos.quiets())
-        if got != expected:
-            bad.add(f"{where}: {pos.sfen()}\n  extra: {usi(got - expected)}"
-                    f"\n  missing: {usi(expected - got)}")
-    assert not bad, bad.report()
+    assert_generator_is_the_subset(name, lambda pos: pos.quiets(),
+                                   lambda capture, promote: not capture and not promote,
+                                   "quiets()")
 
 
 @pytest.mark.parametrize("name", CORPORA)

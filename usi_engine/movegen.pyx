@@ -81,6 +81,16 @@ cdef bint is_pawn_drop_mate(const Pos* p, int to) noexcept nogil:
     return True
 
 
+cdef inline bb_t _pawn_drop_squares(const Pos* p, int us, bb_t target) noexcept nogil:
+    """The squares of target where us may drop a pawn: not its dead ranks, and not a
+    file that already holds one of its pawns (nifu).  Pawn-drop mate is the caller's."""
+    cdef bb_t t = target & ~usi_tables.dead[us][PAWN]
+    cdef bb_t pawns = pieces(p, us, PAWN)
+    while pawns and t:
+        t &= ~usi_tables.file_mask[square_file(bb_pop(&pawns))]
+    return t
+
+
 cdef inline int _pawn_drop_checks_at(const Pos* p) noexcept nogil:
     """The square where a pawn of the side to move would check the enemy king, or -1."""
     cdef int ek = p.king_sq[p.side ^ 1]
@@ -95,16 +105,13 @@ cdef inline int _add_drops(const Pos* p, int* out, int n, bb_t target) noexcept 
     """Append every legal drop of the side to move onto the empty squares of target."""
     cdef int us = p.side
     cdef unsigned int h = p.hand[us]
-    cdef bb_t t, pawns
+    cdef bb_t t
     cdef int to, i, k, check_sq
     cdef int anywhere[4]
     if h == 0 or not target:
         return n
     if hand_count(h, PAWN):
-        t = target & ~usi_tables.dead[us][PAWN]
-        pawns = pieces(p, us, PAWN)
-        while pawns:
-            t &= ~usi_tables.file_mask[square_file(bb_pop(&pawns))]
+        t = _pawn_drop_squares(p, us, target)
         check_sq = _pawn_drop_checks_at(p)
         if check_sq >= 0 and bb_test(t, check_sq) and is_pawn_drop_mate(p, check_sq):
             t ^= bb_square(check_sq)
@@ -233,7 +240,7 @@ cdef int _generate_checks(const Pos* p, int* out) noexcept nogil:
     cdef bb_t own = p.by_color[us]
     cdef bb_t empty = usi_tables.all & ~occ
     cdef bb_t direct[16]
-    cdef bb_t b, t, pinned, discoverers, pawns
+    cdef bb_t b, t, pinned, discoverers
     cdef int pt, frm, pc, to, n = 0, pawn_sq
     cdef unsigned int h = p.hand[us]
     if ek < 0:
@@ -248,9 +255,7 @@ cdef int _generate_checks(const Pos* p, int* out) noexcept nogil:
             continue
         t = direct[pt] & empty & ~usi_tables.dead[us][pt]
         if pt == PAWN and t:
-            pawns = pieces(p, us, PAWN)
-            while pawns:
-                t &= ~usi_tables.file_mask[square_file(bb_pop(&pawns))]
+            t = _pawn_drop_squares(p, us, t)
             if t and is_pawn_drop_mate(p, bb_lsb(t)):
                 t = 0
         while t:
@@ -317,7 +322,7 @@ cdef bint has_evasion(const Pos* p) noexcept nogil:
     cdef int ksq = p.king_sq[us]
     cdef bb_t occ = p.occupied
     cdef bb_t checkers = state(p).checkers
-    cdef bb_t b, pinned, between, t, pawns
+    cdef bb_t b, pinned, between, t
     cdef int to, checker, frm, pt
     cdef unsigned int h
     if ksq < 0 or not checkers:
@@ -345,10 +350,7 @@ cdef bint has_evasion(const Pos* p) noexcept nogil:
             if hand_count(h, pt) and between & ~usi_tables.dead[us][pt]:
                 return True
         if hand_count(h, PAWN):
-            t = between & ~usi_tables.dead[us][PAWN]
-            pawns = pieces(p, us, PAWN)
-            while pawns:
-                t &= ~usi_tables.file_mask[square_file(bb_pop(&pawns))]
+            t = _pawn_drop_squares(p, us, between)
             # a blocking pawn drop that would itself be pawn-drop mate is illegal
             while t:
                 to = bb_pop(&t)
