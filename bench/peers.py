@@ -31,10 +31,20 @@ import time
 import datetime
 from dataclasses import dataclass, field
 from pathlib import Path
-from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:  # the engine is built in place, not necessarily installed
+    sys.path.insert(0, str(REPO))
 GAMES_DIRS = ("/usr/games", "/usr/local/games")
+
+
+def optional_module(name: str):
+    """The module, or None when it is not installed (the benches say so in their output)."""
+    import importlib
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
 
 
 @dataclass(frozen=True)

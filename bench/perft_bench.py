@@ -41,20 +41,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # the engine is built in place, not necessarily installed
-    sys.path.insert(0, str(ROOT))
-
+import peers  # noqa: E402  (bench/peers.py; puts the checkout on sys.path)
 from usi_engine import Position  # noqa: E402
 
-try:
-    import cshogi
-except ImportError:  # pragma: no cover - reported in the output
-    cshogi = None
-try:
-    import shogi as pyshogi
-except ImportError:  # pragma: no cover - reported in the output
-    pyshogi = None
+ROOT = peers.REPO
+cshogi = peers.optional_module("cshogi")
+pyshogi = peers.optional_module("shogi")
 
 STARTPOS = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
 

@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import datetime
 import importlib.metadata
 import math
 import multiprocessing as mp
@@ -56,18 +55,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # the engine is built in place, not necessarily installed
-    sys.path.insert(0, str(ROOT))
-
-from usi_engine.mate import MateSolver  # noqa: E402
+import peers  # noqa: E402  (bench/peers.py; puts the checkout on sys.path)
 from peers import build_info, replay_mate_with_cshogi  # noqa: E402
+from usi_engine.mate import MateSolver  # noqa: E402
 from usi_engine.position import Position, move_to_usi  # noqa: E402
 
-try:
-    import cshogi
-except ImportError:  # pragma: no cover - reported in the output
-    cshogi = None
+ROOT = peers.REPO
+cshogi = peers.optional_module("cshogi")
 
 TSUME_DIR = ROOT / "sfen" / "tsume"
 CSHOGI_MAX_DEPTH = 2000          # above Microcosmos' 1525 plies
