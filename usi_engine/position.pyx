@@ -98,7 +98,8 @@ cdef bint pos_reserve(Pos* p, int extra) noexcept nogil:
 
 
 cdef void pos_do_move(Pos* p, int m) noexcept nogil:
-    """Play the legal move m.  The stack must have room (pos_reserve) beyond 256 plies."""
+    """Play the legal move m.  The undo stack grows by itself when full (hot loops
+    reserve ahead with pos_reserve so that they never reallocate in the middle)."""
     if p.sp + 1 >= p.capacity:
         pos_reserve(p, 256)
     cdef StateInfo* prev = &p.stack[p.sp]
