@@ -706,6 +706,8 @@ class UsiEngine:
     def _solve_mate(self, job: SearchJob) -> list[str]:
         """`go mate <ms>|infinite`: exactly one `checkmate ...` line, verified mates only."""
         try:
+            if self._searcher is None:
+                raise RuntimeError(self._search_error or "no searcher")
             # the solver works inside the search's memory (one USI_Hash budget)
             solver = self._searcher.mate_solver()
         except Exception as exc:
