@@ -174,7 +174,7 @@ class Clock:
         else:
             budget = max(0, int(available - elapsed_ms - margin_ms))
             if ours.kind == "byoyomi":
-                byoyomi = min(ours.byoyomi * ours.unit_ms, budget)
+                byoyomi = max(0, min(ours.byoyomi * ours.unit_ms - margin_ms, budget))
                 mine = budget - byoyomi
                 out["byoyomi"] = byoyomi
             else:

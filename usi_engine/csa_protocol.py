@@ -88,6 +88,10 @@ class SummaryError(ValueError):
     """A Game_Summary (or a position in it) the bridge cannot play from."""
 
 
+def _in_zone(color: str, rank: int) -> bool:
+    return rank <= 3 if color == "+" else rank >= 7
+
+
 def _base(kind: str) -> str:
     return UNPROMOTE.get(kind, kind)
 
@@ -290,6 +294,8 @@ class CsaBoard:
         if piece[1] == kind:
             promote = ""
         elif PROMOTE.get(piece[1]) == kind:
+            if not _in_zone(color, int(r1)) and not _in_zone(color, int(r2)):
+                raise ValueError(f"{csa}: promotion outside the enemy camp")
             promote = "+"
         else:
             raise ValueError(f"{csa}: the piece on {f1}{r1} is {piece[1]}, not {kind}")
@@ -323,6 +329,8 @@ class CsaBoard:
         if m.group(5):
             if kind not in PROMOTE:
                 raise ValueError(f"{usi}: {kind} cannot promote")
+            if not _in_zone(color, origin[1]) and not _in_zone(color, square[1]):
+                raise ValueError(f"{usi}: promotion outside the enemy camp")
             kind = PROMOTE[kind]
         return f"{color}{origin[0]}{origin[1]}{square[0]}{square[1]}{kind}"
 
@@ -381,7 +389,7 @@ class MoveLine:
         return self.move[0]
 
 
-_MOVE_LINE_RE = re.compile(r"^([+-][0-9]{4}[A-Z]{2})(?:,T([0-9]+))?(,.*)?$")
+_MOVE_LINE_RE = re.compile(r"^([+-][0-9]{4}[A-Z]{2})(?:,T([0-9]+))?(,[^T].*)?$")
 
 
 def parse_move_line(line: str) -> MoveLine | None:
