@@ -112,6 +112,8 @@ class GameReport:
     commented: int = 0
     min_margin_ms: int | None = None
     late_moves: int = 0
+    ponders: int = 0
+    ponder_hits: int = 0
     notes: list[str] = field(default_factory=list)
     record_path: str = ""
 
@@ -120,6 +122,8 @@ class GameReport:
         margin = "-" if self.min_margin_ms is None else f"{self.min_margin_ms} ms"
         reasons = " ".join("#" + r for r in self.reasons)
         notes = ("; " + "; ".join(self.notes)) if self.notes else ""
+        if self.ponders:
+            notes = f", ponder hits {self.ponder_hits}/{self.ponders}" + notes
         return (f"game {self.game_id or '?'} as {self.my_color or '?'}: {self.result} "
                 f"{reasons} plies {self.plies}, our moves {self.our_moves}, with '* "
                 f"comment {self.commented}, smallest margin left {margin}{notes}")
@@ -893,6 +897,7 @@ class Bridge:
         if game.search == "pondering":
             if usi == game.ponder_on:
                 self.note(f"ponder hit on {usi}")
+                game.report.ponder_hits += 1
                 self.engine.send("ponderhit")
                 game.search = "thinking"
                 self._set_deadlines()
@@ -1066,6 +1071,7 @@ class Bridge:
         self.engine.send(game.position_command(usi))
         self.engine.send("go ponder " + game.clock.go_args(game.me, 0.0, game.margin_ms))
         game.search = "pondering"
+        game.report.ponders += 1
         game.stop_at = game.resign_at = None
 
     def _set_deadlines(self) -> None:
