@@ -111,3 +111,9 @@ def test_time_section_fields_and_errors():
                 ["garbage"]):
         with pytest.raises(ValueError):
             parse_time_section(bad)
+
+
+def test_increment_can_go_as_byoyomi_for_engines_without_binc():
+    clock = Clock(both(FISCHER))
+    assert clock.go_times("+", 0, 1000, increment_as_byoyomi=True) == {
+        "btime": 300_000, "wtime": 300_000, "byoyomi": 9000}

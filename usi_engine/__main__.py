@@ -200,6 +200,9 @@ def add_csa_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -
     csa.add_argument("--margin-ms", type=int, help="ms kept back on every move for the "
                      "network (default 1000)")
     csa.add_argument("--ponder", action="store_true", help="think on the opponent's time")
+    csa.add_argument("--increment-as-byoyomi", action="store_true",
+                     help="send a Fischer increment as byoyomi, for engines that know no "
+                          "binc/winc (e.g. gpsusi)")
     csa.add_argument("--engine", help="USI engine command line (default: this engine)")
     csa.add_argument("--option", action="append", metavar="NAME=VALUE",
                      help="setoption for the engine (repeatable)")

@@ -23,353 +23,24 @@ from __future__ import annotations
 
 import os
 import queue
-import re
 import shlex
 import socket
-import sys
 import threading
 import time
-from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, TextIO
 
-from usi_engine.csa_clock import Clock
-from usi_engine.csa_engine import SearchInfo, UsiEngine, default_engine_command, parse_info
-from usi_engine.csa_protocol import (RECORD_END_CODES, RESULT_WORDS, STARTPOS_SFEN,
-                                     CsaBoard, GameSummary, SummaryError,
-                                     floodgate_comment, parse_game_summary, parse_move_line)
+from usi_engine.csa_config import (DEFAULT_PASSWORD_ENV, BridgeConfig, ConfigError,
+                                   build_config, load_config_file)
+from usi_engine.csa_engine import UsiEngine, default_engine_command, parse_info
+from usi_engine.csa_game import BridgeLog, GameReport, GameState, write_record
+from usi_engine.csa_protocol import (RESULT_WORDS, SummaryError, floodgate_comment,
+                                     parse_game_summary, parse_move_line)
 
-__all__ = ["BridgeConfig", "Bridge", "GameReport", "ConfigError", "load_config_file",
-           "DEFAULT_PASSWORD_ENV"]
+__all__ = ["Bridge", "BridgeConfig", "GameReport", "ConfigError", "build_config",
+           "load_config_file", "DEFAULT_PASSWORD_ENV", "PV_LIMIT"]
 
-#: Environment variable read for the password when none is given otherwise.
-DEFAULT_PASSWORD_ENV = "CSA_PASSWORD"
 #: Moves of the expected line sent in a floodgate comment, at most.
 PV_LIMIT = 24
-_SAFE_NAME_RE = re.compile(r"[^A-Za-z0-9_.+@-]")
-
-
-class ConfigError(ValueError):
-    """A setting the bridge cannot run with."""
-
-
-@dataclass
-class BridgeConfig:
-    """Everything the bridge needs; the CLI and the TOML file fill it."""
-    host: str = ""
-    port: int = 4081
-    id: str = ""
-    password: str = field(default="", repr=False)
-    game: str | None = None
-    games: int = 1
-    keep_alive: float = 30.0
-    margin_ms: int = 1000
-    ponder: bool = False
-    engine: list[str] | None = None
-    options: list[tuple[str, str]] = field(default_factory=list)
-    log_dir: str = "csa-logs"
-    echo: bool = True
-    connect_timeout_s: float = 15.0
-    login_timeout_s: float = 60.0
-    engine_timeout_s: float = 60.0
-    backoff_initial_s: float = 5.0
-    backoff_max_s: float = 300.0
-    max_failures: int = 8
-
-    def validate(self) -> None:
-        """ConfigError naming the first bad setting."""
-        if not self.host:
-            raise ConfigError("no server: give --host (or host in the config file)")
-        if not self.id:
-            raise ConfigError("no login name: give --id (or id in the config file)")
-        if not self.password:
-            raise ConfigError(f"no password: give --password, password in the config file "
-                              f"or the {DEFAULT_PASSWORD_ENV} environment variable")
-        if any(c.isspace() for c in self.id + self.password + (self.game or "")):
-            raise ConfigError("the login name, password and game name cannot contain spaces")
-        if not 0 < self.port < 65536:
-            raise ConfigError(f"port {self.port} is not 1..65535")
-        if self.games < 1:
-            raise ConfigError("--games must be at least 1")
-        if self.margin_ms < 0 or self.keep_alive < 0:
-            raise ConfigError("--margin-ms and --keep-alive cannot be negative")
-
-    def login_line(self, masked: bool = False) -> str:
-        """``LOGIN id [game,]password`` (password masked for the log)."""
-        secret = "*****" if masked else self.password
-        return f"LOGIN {self.id} " + (f"{self.game},{secret}" if self.game else secret)
-
-
-@dataclass
-class GameReport:
-    """What one game came to, for the final summary."""
-    game_id: str = ""
-    my_color: str = ""
-    result: str = ""          # WIN / LOSE / DRAW / CENSORED / CHUDAN / "disconnected" ...
-    reasons: list[str] = field(default_factory=list)
-    plies: int = 0
-    our_moves: int = 0
-    commented: int = 0
-    min_margin_ms: int | None = None
-    late_moves: int = 0
-    ponders: int = 0
-    ponder_hits: int = 0
-    notes: list[str] = field(default_factory=list)
-    record_path: str = ""
-
-    def line(self) -> str:
-        """One line for the console and the session log."""
-        margin = "-" if self.min_margin_ms is None else f"{self.min_margin_ms} ms"
-        reasons = " ".join("#" + r for r in self.reasons)
-        notes = ("; " + "; ".join(self.notes)) if self.notes else ""
-        if self.ponders:
-            notes = f", ponder hits {self.ponder_hits}/{self.ponders}" + notes
-        return (f"game {self.game_id or '?'} as {self.my_color or '?'}: {self.result} "
-                f"{reasons} plies {self.plies}, our moves {self.our_moves}, with '* "
-                f"comment {self.commented}, smallest margin left {margin}{notes}")
-
-
-# --- configuration ------------------------------------------------------------------------
-
-def load_config_file(path: str) -> dict[str, Any]:
-    """Read a TOML config file (standard library ``tomllib``: Python 3.11+).
-
-    Keys: host, port, id, password, password_env, game, games, keep_alive, margin_ms,
-    ponder, engine, options (a table ``{Name = value}`` or a list of ``"Name=value"``),
-    log_dir. ConfigError for an unreadable file or unknown keys.
-    """
-    try:
-        import tomllib
-    except ImportError:  # Python 3.10
-        raise ConfigError("--config needs Python 3.11 or newer (tomllib); give the "
-                          "settings on the command line instead") from None
-    try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
-    except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
-    known = {"host", "port", "id", "password", "password_env", "game", "games",
-             "keep_alive", "margin_ms", "ponder", "engine", "options", "log_dir"}
-    unknown = sorted(set(data) - known)
-    if unknown:
-        raise ConfigError(f"{path}: unknown keys {', '.join(unknown)}")
-    return data
-
-
-def parse_option(text: str) -> tuple[str, str]:
-    """``Name=value`` -> (name, value). ConfigError without ``=``."""
-    if "=" not in text or not text.split("=", 1)[0].strip():
-        raise ConfigError(f"option {text!r} is not NAME=VALUE")
-    name, value = text.split("=", 1)
-    return name.strip(), value.strip()
-
-
-def build_config(args: Any, environ: dict[str, str] | None = None) -> BridgeConfig:
-    """A :class:`BridgeConfig` from parsed CLI arguments over the config file (when
-    ``args.config``) over defaults; the password from ``--password``, the file, or
-    the environment variable (``password_env``, default ``CSA_PASSWORD``)."""
-    environ = os.environ if environ is None else environ
-    data: dict[str, Any] = load_config_file(args.config) if getattr(args, "config", None) else {}
-    config = BridgeConfig()
-
-    def pick(name: str, cli_value: Any, kind: type) -> Any:
-        value = cli_value if cli_value is not None else data.get(name)
-        if value is None:
-            return getattr(config, name)
-        if kind is bool:
-            if not isinstance(value, bool):
-                raise ConfigError(f"{name} must be true or false")
-            return value
-        try:
-            return kind(value)
-        except (TypeError, ValueError):
-            raise ConfigError(f"{name} must be a {kind.__name__}, not {value!r}") from None
-
-    config.host = pick("host", args.host, str)
-    config.port = pick("port", args.port, int)
-    config.id = pick("id", args.id, str)
-    config.game = pick("game", args.game, str) or None
-    config.games = pick("games", args.games, int)
-    config.keep_alive = pick("keep_alive", args.keep_alive, float)
-    config.margin_ms = pick("margin_ms", args.margin_ms, int)
-    config.ponder = pick("ponder", True if args.ponder else None, bool)
-    config.log_dir = pick("log_dir", args.log_dir, str)
-    engine = args.engine if args.engine is not None else data.get("engine")
-    if engine is not None:
-        config.engine = shlex.split(engine) if isinstance(engine, str) else [str(w) for w in engine]
-        if not config.engine:
-            raise ConfigError("--engine is empty")
-    options: list[tuple[str, str]] = []
-    file_options = data.get("options", {})
-    if isinstance(file_options, dict):
-        options += [(str(k), _option_value(v)) for k, v in file_options.items()]
-    elif isinstance(file_options, list):
-        options += [parse_option(str(o)) for o in file_options]
-    else:
-        raise ConfigError("options must be a table or a list of \"NAME=VALUE\"")
-    options += [parse_option(o) for o in (args.option or [])]
-    config.options = options
-    password = args.password if args.password is not None else data.get("password")
-    env_name = getattr(args, "password_env", None) or data.get("password_env") or DEFAULT_PASSWORD_ENV
-    if password is None:
-        password = environ.get(env_name, "")
-    config.password = str(password)
-    config.validate()
-    return config
-
-
-def _option_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
-# --- logging ---------------------------------------------------------------------------------
-
-class BridgeLog:
-    """Timestamped lines to the session log, the current game's log and (when
-    ``echo``) stderr. Every secret is replaced by ``*****`` before anything is
-    written."""
-
-    def __init__(self, log_dir: str, secrets: list[str], echo: bool = True,
-                 stream: TextIO | None = None) -> None:
-        self.log_dir = log_dir
-        self.secrets = [s for s in secrets if s]
-        self.echo = echo
-        self.stream = stream if stream is not None else sys.stderr
-        self.lock = threading.Lock()
-        os.makedirs(log_dir, exist_ok=True)
-        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-        self.session_path = os.path.join(log_dir, f"csa-session-{stamp}-{os.getpid()}.log")
-        self.session = open(self.session_path, "a", encoding="utf-8")
-        self.game: TextIO | None = None
-        self.game_path = ""
-
-    def redact(self, text: str) -> str:
-        """The text with every secret masked."""
-        for secret in self.secrets:
-            text = text.replace(secret, "*****")
-        return text
-
-    def write(self, tag: str, text: str, console: bool = True) -> None:
-        """Log one line (``tag`` says where it came from or went)."""
-        stamp = datetime.now().strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
-        line = self.redact(f"{stamp} {tag:<13} {text}")
-        with self.lock:
-            for handle in (self.session, self.game):
-                if handle is not None:
-                    handle.write(line + "\n")
-                    handle.flush()
-            if self.echo and console:
-                try:
-                    print(line, file=self.stream, flush=True)
-                except (OSError, ValueError):
-                    pass
-
-    def open_game(self, game_id: str) -> str:
-        """Start a per-game log; returns the file name stem used for the game."""
-        self.close_game()
-        stem = safe_name(game_id)
-        self.game_path = os.path.join(self.log_dir, stem + ".log")
-        self.game = open(self.game_path, "a", encoding="utf-8")
-        return stem
-
-    def close_game(self) -> None:
-        """End the per-game log."""
-        with self.lock:
-            if self.game is not None:
-                self.game.close()
-                self.game = None
-
-    def close(self) -> None:
-        """Close every file."""
-        self.close_game()
-        with self.lock:
-            self.session.close()
-
-
-def safe_name(text: str) -> str:
-    """A file name made of ``text`` (other characters become ``_``)."""
-    return _SAFE_NAME_RE.sub("_", text)[:200] or "game"
-
-
-# --- one game ------------------------------------------------------------------------------
-
-class _Game:
-    """The state of the game being played on the current connection."""
-
-    def __init__(self, summary: GameSummary, margin_ms: int) -> None:
-        self.summary = summary
-        self.me = summary.my_color
-        self.start_board = summary.start_board()
-        self.board = summary.start_board()
-        self.start_sfen = self.start_board.sfen()
-        self.usi_moves: list[str] = []
-        self.clock = Clock(summary.time)
-        self.margin_ms = margin_ms
-        self.record_moves: list[str] = []
-        self.report = GameReport(game_id=summary.game_id, my_color=self.me)
-        self.started = False
-        self.over = False
-        self.start_time = datetime.now()
-        self.turn_t0 = time.monotonic()
-        # the engine
-        self.search = "idle"          # idle, thinking, pondering, stopping, done_early
-        self.ponder_on: str | None = None
-        self.ponder_next: str | None = None
-        self.early_bestmove: str | None = None
-        self.infos: dict[str, SearchInfo] = {}
-        self.last_info: SearchInfo | None = None
-        self.stop_at: float | None = None
-        self.resign_at: float | None = None
-        self.stop_sent = False
-        # our move on its way to the server
-        self.pending: str | None = None
-        self.pending_comment: str | None = None
-        self.pending_margin: int | None = None
-        self.sent_final = False        # %TORYO or %KACHI sent
-
-    def position_command(self, extra: str | None = None) -> str:
-        moves = self.usi_moves + ([extra] if extra else [])
-        head = ("position startpos" if self.start_sfen == STARTPOS_SFEN
-                else f"position sfen {self.start_sfen}")
-        return head + (" moves " + " ".join(moves) if moves else "")
-
-    def our_turn(self) -> bool:
-        return self.board.turn == self.me
-
-    def apply(self, csa: str, units: int | None, elapsed_ms: float) -> int:
-        """Play a move the server confirmed; returns the units charged."""
-        color = csa[0]
-        usi = self.board.push_csa(csa)
-        self.usi_moves.append(usi)
-        charged = self.clock.charge(color, units, elapsed_ms)
-        self.record_moves += [csa, f"T{charged}"]
-        self.report.plies += 1
-        return charged
-
-    def legal(self, usi: str) -> str | None:
-        """None if ``usi`` is legal here, else why not (engine's Position decides
-        when it is available, the board alone otherwise)."""
-        try:
-            self.board.usi_to_csa(usi)
-        except ValueError as exc:
-            return str(exc)
-        try:
-            from usi_engine.position import Position
-        except ImportError:
-            return None
-        try:
-            position = Position(self.start_sfen)
-            for move in self.usi_moves:
-                position.push_usi(move)
-            if not position.is_legal(position.parse_usi(usi)):
-                return f"{usi} is not legal in this position"
-        except ValueError as exc:
-            return str(exc)
-        return None
 
 
 # --- the bridge --------------------------------------------------------------------------------
@@ -392,7 +63,7 @@ class Bridge:
         self.sock: socket.socket | None = None
         self.conn_id = 0
         self.last_send = 0.0
-        self.game: _Game | None = None
+        self.game: GameState | None = None
         self.phase = "idle"
         self.phase_deadline: float | None = None
         self.outcome: str | None = None
@@ -801,7 +472,8 @@ class Bridge:
                 self.outcome = "failed"
             return
         stem = self.log.open_game(summary.game_id)
-        game = self.game = _Game(summary, self.config.margin_ms)
+        game = self.game = GameState(summary, self.config.margin_ms,
+                                 self.config.increment_as_byoyomi)
         game.report.record_path = os.path.join(self.config.log_dir, stem + ".csa")
         for line in lines:
             self.log.write("summary", line, console=False)
@@ -1055,7 +727,8 @@ class Bridge:
         elapsed = (time.monotonic() - game.turn_t0) * 1000
         game.infos, game.last_info = {}, None
         self.engine.send(game.position_command())
-        self.engine.send("go " + game.clock.go_args(game.me, elapsed, game.margin_ms))
+        self.engine.send("go " + game.clock.go_args(game.me, elapsed, game.margin_ms,
+                                                    game.inc_as_byoyomi))
         game.search = "thinking"
         self._set_deadlines()
 
@@ -1069,7 +742,8 @@ class Bridge:
         game.infos, game.last_info = {}, None
         game.ponder_on = usi
         self.engine.send(game.position_command(usi))
-        self.engine.send("go ponder " + game.clock.go_args(game.me, 0.0, game.margin_ms))
+        self.engine.send("go ponder " + game.clock.go_args(game.me, 0.0, game.margin_ms,
+                                                           game.inc_as_byoyomi))
         game.search = "pondering"
         game.report.ponders += 1
         game.stop_at = game.resign_at = None
@@ -1131,33 +805,9 @@ class Bridge:
         if not game.report.result:
             game.report.result = "unfinished"
         try:
-            self._write_record(game)
+            write_record(game, self.log.redact)
         except OSError as exc:
             self.note(f"cannot write the record {game.report.record_path}: {exc}")
         self.reports.append(game.report)
         self.note(game.report.line())
         self.log.close_game()
-
-    def _write_record(self, game: _Game) -> None:
-        summary = game.summary
-        lines = ["V2.2", f"N+{summary.names['+']}", f"N-{summary.names['-']}",
-                 f"$EVENT:{summary.game_id}",
-                 f"$START_TIME:{game.start_time.strftime('%Y/%m/%d %H:%M:%S')}"]
-        for color in "+-":
-            lines.append(f"'Time{color}:{summary.time[color].describe()}")
-        if summary.max_moves:
-            lines.append(f"'Max_Moves:{summary.max_moves}")
-        lines += game.start_board.csa_lines()
-        lines += game.record_moves
-        for reason in game.report.reasons:
-            code = RECORD_END_CODES.get(reason)
-            if code and code not in lines[-1:]:
-                lines.append(code)
-        lines.append(f"'$END_TIME:{datetime.now().strftime('%Y/%m/%d %H:%M:%S')}")
-        lines.append(f"'result: {' '.join('#' + r for r in game.report.reasons)} "
-                     f"{game.report.result} (we were {game.me})".replace("  ", " "))
-        text = self.log.redact("\n".join(lines) + "\n")
-        path = game.report.record_path
-        with open(path + ".tmp", "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(path + ".tmp", path)

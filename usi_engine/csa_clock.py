@@ -154,7 +154,8 @@ class Clock:
             return None
         return self.remaining_ms[color] + (tc.increment + tc.byoyomi) * tc.unit_ms
 
-    def go_times(self, our_color: str, elapsed_ms: float, margin_ms: int) -> dict[str, int]:
+    def go_times(self, our_color: str, elapsed_ms: float, margin_ms: int,
+                 increment_as_byoyomi: bool = False) -> dict[str, int]:
         """The time fields of ``go`` for our move (or ``go ponder`` on the move we
         expect to make next): ``elapsed_ms`` already gone since our clock started,
         ``margin_ms`` kept back for the network.
@@ -163,6 +164,10 @@ class Clock:
         ``binc``/``winc`` the increments of later moves. Byoyomi: the part of the
         budget beyond the time left is sent as ``byoyomi``; the margin comes off the
         byoyomi first. Sudden death: the time left. Never negative.
+
+        ``increment_as_byoyomi`` is for engines that know no ``binc``/``winc`` (GPS's
+        gpsusi stops on them): this move's increment is sent as ``byoyomi``, which
+        such engines add to ``btime`` just as the server does.
         """
         ours = self.time[our_color]
         theirs_color = "-" if our_color == "+" else "+"
@@ -173,8 +178,10 @@ class Clock:
             mine = 0
         else:
             budget = max(0, int(available - elapsed_ms - margin_ms))
-            if ours.kind == "byoyomi":
-                byoyomi = max(0, min(ours.byoyomi * ours.unit_ms - margin_ms, budget))
+            extra = ours.byoyomi if ours.kind == "byoyomi" else (
+                ours.increment if increment_as_byoyomi else 0)
+            if extra:
+                byoyomi = max(0, min(extra * ours.unit_ms - margin_ms, budget))
                 mine = budget - byoyomi
                 out["byoyomi"] = byoyomi
             else:
@@ -182,11 +189,12 @@ class Clock:
         their = self.remaining_ms[theirs_color]
         out["btime"], out["wtime"] = (mine, their) if our_color == "+" else (their, mine)
         incs = {c: self.time[c].increment * self.time[c].unit_ms for c in "+-"}
-        if incs["+"] or incs["-"]:
+        if (incs["+"] or incs["-"]) and not increment_as_byoyomi:
             out["binc"], out["winc"] = incs["+"], incs["-"]
         return {k: out[k] for k in ("btime", "wtime", "byoyomi", "binc", "winc") if k in out}
 
-    def go_args(self, our_color: str, elapsed_ms: float, margin_ms: int) -> str:
+    def go_args(self, our_color: str, elapsed_ms: float, margin_ms: int,
+                increment_as_byoyomi: bool = False) -> str:
         """:meth:`go_times` as the words after ``go`` (``btime 309000 wtime ...``)."""
-        return " ".join(f"{k} {v}" for k, v in self.go_times(our_color, elapsed_ms,
-                                                             margin_ms).items())
+        times = self.go_times(our_color, elapsed_ms, margin_ms, increment_as_byoyomi)
+        return " ".join(f"{k} {v}" for k, v in times.items())
