@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
+import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -460,6 +463,37 @@ def test_interrupt_resigns_the_game_and_logs_out(tmp_path):
     assert bridge.run() == 130
     server.check()
     assert seen["lines"] == ["%TORYO", "LOGOUT"]
+
+
+def test_ctrl_c_on_the_command_line_resigns_logs_out_and_exits_130(tmp_path):
+    seen = {}
+    ready = threading.Event()
+
+    def script(conn):
+        conn.login()
+        conn.start(summary("-"))
+        ready.set()
+        seen["lines"] = [conn.line(), conn.line()]
+
+    server = ScriptServer(script)
+    env = dict(os.environ, CSA_PASSWORD=PASSWORD)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "usi_engine", "csa", "--host", "127.0.0.1", "--port",
+         str(server.port), "--id", "tester", "--engine", f"{sys.executable} {FAKE}",
+         "--log-dir", str(tmp_path)], env=env, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True, cwd=Path(__file__).resolve().parent.parent)
+    try:
+        assert ready.wait(10)
+        time.sleep(0.3)
+        process.send_signal(signal.SIGINT)
+        output, _ = process.communicate(timeout=10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    server.check()
+    assert process.returncode == 130
+    assert seen["lines"] == ["%TORYO", "LOGOUT"]
+    assert "Traceback" not in output and PASSWORD not in output
 
 
 def test_the_password_appears_in_no_log_record_or_console_line(tmp_path):

@@ -132,7 +132,7 @@ class UsiEngine:
         self.process = subprocess.Popen(
             self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace",
-            bufsize=1)
+            bufsize=1, start_new_session=True)  # Ctrl-C goes to the bridge, which quits it
         generation = self.generation
         threading.Thread(target=self._read_stdout, args=(self.process, generation),
                          daemon=True, name="usi-stdout").start()
