@@ -384,6 +384,17 @@ def test_a_silent_engine_is_stopped_then_resigns_before_its_time_is_up(tmp_path)
     assert "engine silent: resigned" in bridge.reports[0].notes
 
 
+def test_an_engine_over_its_time_is_stopped_and_its_late_move_logged(tmp_path):
+    seen = {}
+    server = ScriptServer(_resign_script(seen, ("Total_Time:0", "Byoyomi:2")))
+    code, bridge, console, sent = run_bridge(tmp_path, server, "--delay-ms", "1550",
+                                             margin_ms=600)
+    assert code == 0
+    assert seen["line"].startswith("+1716FU")
+    assert "stop" in sent
+    assert "late move" in console and bridge.reports[0].late_moves == 1
+
+
 def test_a_crashed_engine_resigns_and_is_restarted_for_the_next_game(tmp_path):
     seen = {}
 

@@ -591,7 +591,7 @@ class Bridge:
 
     def _server_closed(self, reason: str) -> None:
         self.note(f"the server closed the connection ({reason})")
-        self.sock = None
+        self._close()
         game = self.game
         if self.phase == "ending" or (game is not None and game.over):
             self.outcome = "played" if self.game_result_normal() else "aborted"
@@ -684,10 +684,10 @@ class Bridge:
             mins = game.report.min_margin_ms
             game.report.min_margin_ms = margin if mins is None else min(mins, margin)
             self.log.write("clock", f"move after {elapsed:.0f} ms, {margin} ms left", False)
-            if margin < max(game.margin_ms / 2, 100):
+            if game.stop_sent or margin < game.margin_ms / 2:
                 game.report.late_moves += 1
-                self.note(f"late move: only {margin} ms left on our clock "
-                          f"(margin {game.margin_ms} ms)")
+                self.note(f"late move: {margin} ms left on our clock; the engine went over "
+                          f"the time it was given (margin {game.margin_ms} ms)")
         if comment:
             game.report.commented += 1
         game.pending, game.pending_comment = csa, comment
