@@ -563,3 +563,18 @@ def test_bad_config_files_are_refused_with_the_reason(tmp_path, content, message
     path.write_text(content)
     with pytest.raises(ConfigError, match=message):
         build_config(_args(config=str(path)), {})
+
+
+def test_config_file_on_a_python_without_tomllib_says_it_needs_3_11(tmp_path, monkeypatch):
+    path = tmp_path / "csa.toml"
+    path.write_text('host = "h"\n')
+    monkeypatch.setitem(sys.modules, "tomllib", None)
+    with pytest.raises(ConfigError, match="Python 3.11"):
+        build_config(_args(config=str(path)), {})
+
+
+def test_csa_command_without_a_password_exits_2_with_the_reason(monkeypatch, capsys):
+    from usi_engine.__main__ import main
+    monkeypatch.delenv("CSA_PASSWORD", raising=False)
+    assert main(["csa", "--host", "h", "--id", "me"]) == 2
+    assert "no password" in capsys.readouterr().err
