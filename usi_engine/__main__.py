@@ -180,7 +180,12 @@ def cmd_csa(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    return Bridge(config).run()
+    try:
+        bridge = Bridge(config)
+    except OSError as exc:
+        print(f"error: cannot write the logs in {config.log_dir}: {exc}", file=sys.stderr)
+        return 2
+    return bridge.run()
 
 
 def add_csa_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:

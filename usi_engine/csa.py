@@ -67,7 +67,6 @@ class Bridge:
         self.phase = "idle"
         self.phase_deadline: float | None = None
         self.outcome: str | None = None
-        self._stop_requested = threading.Event()
 
     # --- logging helpers ---
 
@@ -83,7 +82,6 @@ class Bridge:
 
     def request_stop(self) -> None:
         """Ask the bridge to stop as after Ctrl-C (from another thread)."""
-        self._stop_requested.set()
         self.events.put(("interrupt",))
 
     def run(self) -> int:
