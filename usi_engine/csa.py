@@ -469,7 +469,8 @@ class Bridge:
             else:
                 self.outcome = "failed"
             return
-        stem = self.log.open_game(summary.game_id)
+        # both sides of a game may log to one directory: the name says which we were
+        stem = self.log.open_game(f"{summary.game_id}-{self.config.id}")
         game = self.game = GameState(summary, self.config.margin_ms,
                                  self.config.increment_as_byoyomi)
         game.report.record_path = os.path.join(self.config.log_dir, stem + ".csa")

@@ -3,6 +3,7 @@ the report it ends with, its CSA record, and the bridge's logs."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import sys
@@ -19,6 +20,7 @@ from usi_engine.csa_protocol import RECORD_END_CODES, STARTPOS_SFEN, GameSummary
 __all__ = ["GameReport", "GameState", "BridgeLog", "safe_name", "write_record"]
 
 _SAFE_NAME_RE = re.compile(r"[^A-Za-z0-9_.+@-]")
+_LOG_NUMBERS = itertools.count(1)
 
 
 @dataclass
@@ -66,7 +68,8 @@ class BridgeLog:
         self.lock = threading.Lock()
         os.makedirs(log_dir, exist_ok=True)
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-        self.session_path = os.path.join(log_dir, f"csa-session-{stamp}-{os.getpid()}.log")
+        self.session_path = os.path.join(
+            log_dir, f"csa-session-{stamp}-{os.getpid()}-{next(_LOG_NUMBERS)}.log")
         self.session = open(self.session_path, "a", encoding="utf-8")
         self.game: TextIO | None = None
         self.game_path = ""
