@@ -23,6 +23,8 @@ def main() -> None:
     for flag in ("--silent", "--crash", "--resign", "--win", "--illegal"):
         parser.add_argument(flag, type=int, default=0)
     parser.add_argument("--delay-ms", type=int, default=0)
+    parser.add_argument("--eager-ponder", action="store_true",
+                        help="answer go ponder at once (a USI violation seen in the wild)")
     parser.add_argument("--log")
     args = parser.parse_args()
     log = open(args.log, "a", encoding="utf-8") if args.log else None
@@ -99,7 +101,7 @@ def main() -> None:
                 say("bestmove 5e5d")
                 continue
             best, reply = choose()
-            if "ponder" in words:
+            if "ponder" in words and not args.eager_ponder:
                 pending = (best, reply)
             else:
                 answer(best, reply)

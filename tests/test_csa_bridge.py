@@ -454,6 +454,26 @@ def test_ponder_hit_sends_ponderhit_and_a_miss_stops_and_searches_anew(tmp_path)
     assert sent[second_ponder + 3].startswith("go btime")
 
 
+def test_a_ponder_answer_sent_before_ponderhit_is_played_on_a_hit(tmp_path):
+    seen = {}
+
+    def script(conn):
+        conn.login()
+        conn.start(summary("+"))
+        conn.our_move()                  # +1716FU, the fake expects 1a1b and answers at once
+        conn.send("-1112KY,T1")          # hit: the early answer is the move
+        seen["second"] = conn.our_move()
+        conn.end("#CHUDAN")
+
+    server = ScriptServer(script)
+    code, _, _, sent = run_bridge(tmp_path, server, "--eager-ponder", ponder=True)
+    assert code == 0
+    assert seen["second"].startswith("+1615FU")
+    # no new search for the second move: go, then a ponder after each of our moves
+    assert "ponderhit" not in sent
+    assert [l.split()[1] for l in go_lines(sent)] == ["btime", "ponder", "ponder"]
+
+
 # --- Ctrl-C, the password, the config ---------------------------------------------------------
 
 def test_interrupt_resigns_the_game_and_logs_out(tmp_path):

@@ -580,6 +580,9 @@ class Bridge:
             early, game.early_bestmove = game.early_bestmove, None
             game.search = "idle"
             if usi == game.ponder_on and early:
+                # the engine answered its ponder search without waiting: play it now
+                game.search = "thinking"
+                self._set_deadlines()
                 self._bestmove(early)
             else:
                 self._start_search()
