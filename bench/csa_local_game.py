@@ -6,7 +6,7 @@ section of the README quotes: the end lines of the server's own record, the shar
 of each side's moves that carry a `'*` comment, and the smallest time margin left
 on each side's clock when its move was sent.
 
-    python bench/csa_local_game.py --game floodgate-300-10F
+    python bench/csa_local_game.py --game local-300-10F   # floodgate's 300 s + 10 s Fischer
     python bench/csa_local_game.py --game test-60-2F --engine-b /usr/games/gpsusi \\
         --b-increment-as-byoyomi --b-option Thread=1
 
@@ -58,7 +58,9 @@ def start_server(workdir: Path) -> tuple[subprocess.Popen, int]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--game", default="floodgate-300-10F")
+    parser.add_argument("--game", default="local-300-10F",
+                        help="game name; shogi-server pairs floodgate-* names only on its "
+                             "floodgate schedule, so use another prefix (default %(default)s)")
     parser.add_argument("--out", default="bench/out/csa")
     parser.add_argument("--margin-ms", type=int, default=1000)
     for side in ("a", "b"):
@@ -89,8 +91,15 @@ def main() -> int:
     try:
         for thread in threads:
             thread.start()
-        for thread in threads:
-            thread.join()
+        try:
+            for thread in threads:
+                while thread.is_alive():
+                    thread.join(0.5)
+        except KeyboardInterrupt:
+            for bridge in bridges:
+                bridge.request_stop()
+            for thread in threads:
+                thread.join()
     finally:
         server.terminate()
         server.wait()
