@@ -375,20 +375,21 @@ def _resign_script(seen, time_lines=("Total_Time:300", "Increment:10")):
 
 def test_a_silent_engine_is_stopped_then_resigns_before_its_time_is_up(tmp_path):
     seen = {}
-    server = ScriptServer(_resign_script(seen, ("Total_Time:0", "Byoyomi:2")))
-    code, bridge, console, sent = run_bridge(tmp_path, server, "--silent", "1", margin_ms=600)
+    server = ScriptServer(_resign_script(seen, ("Total_Time:0", "Byoyomi:3")))
+    code, bridge, console, sent = run_bridge(tmp_path, server, "--silent", "1", margin_ms=1000)
     assert code == 0
     assert seen["line"] == "%TORYO"
-    assert 1.3 < seen["after"] < 2.0
+    assert 2.0 < seen["after"] < 3.0  # stop at 2 s, resign at 2.5 s, lost on time at 3 s
     assert "stop" in sent
     assert "engine silent: resigned" in bridge.reports[0].notes
 
 
 def test_an_engine_over_its_time_is_stopped_and_its_late_move_logged(tmp_path):
     seen = {}
-    server = ScriptServer(_resign_script(seen, ("Total_Time:0", "Byoyomi:2")))
-    code, bridge, console, sent = run_bridge(tmp_path, server, "--delay-ms", "1550",
-                                             margin_ms=600)
+    server = ScriptServer(_resign_script(seen, ("Total_Time:0", "Byoyomi:4")))
+    # stop at 2.4 s, resign at 3.2 s: the fake answers at 2.6 s
+    code, bridge, console, sent = run_bridge(tmp_path, server, "--delay-ms", "2600",
+                                             margin_ms=1600)
     assert code == 0
     assert seen["line"].startswith("+1716FU")
     assert "stop" in sent
