@@ -1,6 +1,7 @@
 """The CSA bridge against the real server software of floodgate, shogi-server (Ruby),
 run from a private copy on 127.0.0.1: a Fischer game between two bridges and a
-byoyomi game (one side pondering), both to a normal end, with this engine at depth 2
+byoyomi game (one side pondering) and a game resumed from the server's moves (a
+buoy), each to a normal end, with this engine at depth 2
 so that a game takes a few seconds.
 
 shogi-server is looked for in $SHOGI_SERVER_DIR, else in ../shared/tools/shogi-server
@@ -12,6 +13,7 @@ import io
 import os
 import re
 import shutil
+import socket
 import subprocess
 import threading
 import time
@@ -124,3 +126,24 @@ def test_byoyomi_game_with_ponder_on_shogi_server(shogi_server, tmp_path):
                            bridge_config(port, "dave", game, tmp_path / "d")])
     carol, dave = check_pair(bridges, codes, server_dir)
     assert carol.ponders > 0 and dave.ponders == 0
+
+
+def test_resumed_buoy_game_starts_from_the_servers_moves(shogi_server, tmp_path):
+    port, server_dir = shogi_server
+    game = "buoy_resume-20-1F"
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as setter:
+        reader = setter.makefile("r")
+        setter.sendall(b"LOGIN setter pw x1\n")
+        assert reader.readline().startswith("LOGIN:setter OK")
+        setter.sendall(f"%%SETBUOY {game} +7776FU-3334FU+2726FU 1\n".encode())
+        while not (line := reader.readline()).startswith("##[SETBUOY]"):
+            pass
+        assert "+OK" in line
+        setter.sendall(b"LOGOUT\n")
+    bridges, codes = play([bridge_config(port, "erin", game, tmp_path / "e"),
+                           bridge_config(port, "frank", game, tmp_path / "f")])
+    a, b = check_pair(bridges, codes, server_dir)
+    assert a.plies == b.plies > 3
+    white = next(r for r in (a, b) if r.my_color == "-")
+    log = Path(white.record_path).with_suffix(".log").read_text()
+    assert "position startpos moves 7g7f 3c3d 2g2f" in log
