@@ -1,8 +1,7 @@
 """The CSA bridge against the real server software of floodgate, shogi-server (Ruby),
-run from a private copy on 127.0.0.1: a Fischer game between two bridges and a
-byoyomi game (one side pondering) and a game resumed from the server's moves (a
-buoy), each to a normal end, with this engine at depth 2
-so that a game takes a few seconds.
+run from a private copy on 127.0.0.1: a Fischer game between two bridges, a byoyomi
+game (one side pondering) and a game resumed from the server's moves (a buoy), each
+to a normal end, with this engine at depth 2 so that a game takes a few seconds.
 
 shogi-server is looked for in $SHOGI_SERVER_DIR, else in ../shared/tools/shogi-server
 beside the checkout; it needs Debian's ruby and ruby-webrick (.ci/run installs them).
