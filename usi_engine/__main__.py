@@ -5,6 +5,7 @@ bench and tsume solving.
     usi-engine perft 5 [--sfen SFEN] [--divide]  # last line: nodes N time_ms T nps X
     usi-engine bench [--depth D]                 # last line: nodes N time_ms T nps X
     usi-engine mate SFEN [--time-ms T]           # one line, as USI `checkmate ...`
+    usi-engine csa --host H --id ID ...          # play on a CSA server (floodgate)
 """
 from __future__ import annotations
 
@@ -171,6 +172,50 @@ def cmd_usi(_args: argparse.Namespace) -> int:
     return usi_main()
 
 
+def cmd_csa(args: argparse.Namespace) -> int:
+    """Play on a CSA server (floodgate) through the bridge in :mod:`usi_engine.csa`."""
+    from usi_engine.csa import Bridge, ConfigError, build_config
+    try:
+        config = build_config(args)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        bridge = Bridge(config)
+    except OSError as exc:
+        print(f"error: cannot write the logs in {config.log_dir}: {exc}", file=sys.stderr)
+        return 2
+    return bridge.run()
+
+
+def add_csa_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    """The ``csa`` sub-command's options (every one may also come from --config)."""
+    csa = sub.add_parser("csa", help="play on a CSA server (floodgate) with this or any USI engine")
+    csa.add_argument("--host", help="server name or address (floodgate: wdoor.c.u-tokyo.ac.jp)")
+    csa.add_argument("--port", type=int, help="server port (default 4081)")
+    csa.add_argument("--id", help="login name")
+    csa.add_argument("--password", help="password (better: the config file or the "
+                     "CSA_PASSWORD environment variable; a command line is visible to others)")
+    csa.add_argument("--password-env", help="environment variable holding the password "
+                     "(default CSA_PASSWORD)")
+    csa.add_argument("--game", help="game name sent with the login, e.g. floodgate-300-10F")
+    csa.add_argument("--games", type=int, help="games to play in a row (default 1)")
+    csa.add_argument("--keep-alive", type=float, help="seconds between keep-alive empty "
+                     "lines (default 30; 0 = none)")
+    csa.add_argument("--margin-ms", type=int, help="ms kept back on every move for the "
+                     "network (default 1000)")
+    csa.add_argument("--ponder", action="store_true", help="think on the opponent's time")
+    csa.add_argument("--increment-as-byoyomi", action="store_true",
+                     help="send a Fischer increment as byoyomi, for engines that know no "
+                          "binc/winc (e.g. gpsusi)")
+    csa.add_argument("--engine", help="USI engine command line (default: this engine)")
+    csa.add_argument("--option", action="append", metavar="NAME=VALUE",
+                     help="setoption for the engine (repeatable)")
+    csa.add_argument("--log-dir", help="directory of the logs and CSA records (default csa-logs)")
+    csa.add_argument("--config", help="TOML file with the same settings (Python 3.11+)")
+    csa.set_defaults(func=cmd_csa, depth=0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="usi-engine", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command")
@@ -192,6 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--depth", type=int, default=BENCH_DEPTH,
                        help=f"search depth per position (default {BENCH_DEPTH})")
     bench.set_defaults(func=cmd_bench)
+    add_csa_parser(sub)
     return parser
 
 
