@@ -115,7 +115,7 @@ def test_white_promotion_zone_is_ranks_g_to_i():
 
 # -- pins, checks, evasions -------------------------------------------------------------------
 def test_pinned_silver_moves_only_along_the_pin():
-    pos = Position("k3r4/9/9/9/4S4/9/9/4K4/9 b b 1")
+    pos = Position("4r4/9/9/9/4S4/9/9/4K4/9 b b 1")
     assert moves_from(pos, "5e") == {"5e5d"}
 
 

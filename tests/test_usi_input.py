@@ -95,15 +95,11 @@ def test_a_failing_go_mate_is_still_answered_by_checkmate():
 
 
 # ---- positions the rules cannot have ----------------------------------------------------------
-@pytest.mark.parametrize("sfen,missing", [
-    ("9/9/9/9/9/9/9/9/9 b - 1", "no white king"),
-    ("4k4/9/9/9/9/9/9/9/9 w G 1", "no black king"),
-])
-def test_a_position_without_the_defenders_king_is_refused_and_the_old_one_kept(engine, sfen,
-                                                                                missing):
+@pytest.mark.parametrize("sfen", ["9/9/9/9/9/9/9/9/9 b - 1", "9/9/9/9/4P4/9/9/9/9 w G 1"])
+def test_a_position_without_any_king_is_refused_and_the_old_one_kept(engine, sfen):
     engine.send("position startpos moves 7g7f", f"position sfen {sfen}")
     error = engine.expect(lambda t: t.startswith("info string error"), timeout=5)
-    assert missing in error.text and "position unchanged" in error.text
+    assert "no king" in error.text and "position unchanged" in error.text
     engine.send("go depth 1")
     bestmove = engine.expect("bestmove", timeout=10).text.split()[1]
     board = cshogi.Board()

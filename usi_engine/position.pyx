@@ -587,12 +587,12 @@ cdef _parse_sfen_into(Pos* p, str text):
 
     _compute_root_state(p)
     them = p.side ^ 1
-    if p.king_sq[them] < 0:
-        # The side to move may lack its king (a tsume's attacker); the other side is the
-        # one that could be mated, and a position without its king has no rules.
-        raise ValueError("sfen board: no {} king (only the side to move may lack its king, "
-                         "as the attacker in a tsume)".format("black" if them == BLACK else "white"))
-    if attackers_to(p, p.side, p.king_sq[them], p.occupied):
+    if p.king_sq[BLACK] < 0 and p.king_sq[WHITE] < 0:
+        # A tsume leaves out the attacker's king, whichever side is to move (the
+        # attacker at the start, the defender after each check); without the
+        # defender's king too there is nothing to play for.
+        raise ValueError("sfen board: no king (only a tsume's attacker may lack its king)")
+    if p.king_sq[them] >= 0 and attackers_to(p, p.side, p.king_sq[them], p.occupied):
         raise ValueError("sfen: the side not to move is in check")
 
 
@@ -661,7 +661,7 @@ A shogi position with its move history.
     `sfen` is an SFEN (``board side hand [move number]``), or the text that follows
     USI's ``position``: ``startpos`` or ``sfen <SFEN>``, optionally followed by
     ``moves m1 m2 ...`` (played in turn, so the history is kept); None is the start
-    position.  Only the side to move may lack its king (a tsume's attacker).
+    position.  One side may lack its king (a tsume's attacker), not both.
 
     Moves are plain ints (see `move_to_usi`/`usi_to_move`).  Construction, `push`,
     `push_usi` and `set_sfen` validate their input and raise ValueError naming what
