@@ -243,12 +243,38 @@ def canonical_hand(counts: Counter) -> str:
     return text or "-"
 
 
+def _our_usi_table() -> list:
+    """USI text of every 15-bit value that is a move (None otherwise): the walk turns
+    millions of moves into text, and a list look-up is much cheaper than the call."""
+    table = []
+    for value in range(1 << 15):
+        try:
+            table.append(move_to_usi(value))
+        except ValueError:
+            table.append(None)
+    return table
+
+
+OUR_USI = _our_usi_table()
+_CSHOGI_USI: dict[int, str] = {}         # cshogi's 16-bit move -> USI text, filled as met
+
+
+def cshogi_usi(m: int) -> str:
+    """cshogi.move_to_usi(m), remembered by the move's low 16 bits (squares, promotion,
+    drop), which alone decide the text."""
+    text = _CSHOGI_USI.get(m & 0xFFFF)
+    if text is None:
+        text = _CSHOGI_USI[m & 0xFFFF] = cshogi.move_to_usi(m)
+    return text
+
+
 def usi_moves(pos) -> dict:
-    return {move_to_usi(m): m for m in pos.legal_moves()}
+    return {OUR_USI[m]: m for m in pos.legal_moves()}
 
 
 def cshogi_moves(board) -> dict:
-    return {cshogi.move_to_usi(m): m for m in board.legal_moves}
+    get = _CSHOGI_USI.get
+    return {get(m & 0xFFFF) or cshogi_usi(m): m for m in board.legal_moves}
 
 
 def cshogi_gives_check(board, m) -> bool:
@@ -279,7 +305,7 @@ class At:
     @functools.cached_property
     def ours(self) -> dict:
         """{usi: our move} of the legal moves."""
-        return {move_to_usi(m): m for m in self.legal}
+        return {OUR_USI[m]: m for m in self.legal}
 
     @functools.cached_property
     def theirs(self) -> dict:

@@ -395,26 +395,45 @@ def _double_check(sfen):
     return king is not None and len(ps.attackers(ps.turn ^ 1, king)) > 1
 
 
+#: How often the default games must reach each situation the checks are meant for.
+FEATURE_MINIMUM = {
+    "positions": 100_000, "in check": 5_000, "double check": 20, "checkmate": 100,
+    "promoted piece on board": 30_000, "promotion available": 30_000,
+    "10+ pieces in hand": 20_000, "drop available": 50_000, "pawn-drop mate forbidden": 50,
+    "pin": 1_000, "repetition draw": 1_000, "repetition win": 100, "repetition lose": 100,
+    "repetition superior": 20, "repetition inferior": 20}
+
+
 @corpus_check("(never: counts the situations the corpus reaches)")
 def corpus_features(at: At, r: CheckResult) -> None:
+    """Counts each situation until it reaches its minimum (the costly tests, pins and
+    double checks, are not run after that)."""
+    seen = r.counts
+
+    def wanted(feature: str) -> bool:
+        return seen[feature] < FEATURE_MINIMUM.get(feature, 1 << 60)
+
     board = at.board
     board_text, _, hand = at.sfen.split()[:3]
     moves = at.theirs.values()
-    seen = r.counts
     seen["positions"] += 1
     seen["in check"] += at.in_check
     # a double check leaves only king moves: python-shogi (slow) counts the checkers
     # only where cshogi's evasions are all king moves
-    seen["double check"] += (at.in_check and _only_king_moves(board, moves)
-                             and _double_check(at.sfen))
+    if wanted("double check"):
+        seen["double check"] += (at.in_check and _only_king_moves(board, moves)
+                                 and _double_check(at.sfen))
     seen["checkmate"] += at.in_check and not moves
     seen["promoted piece on board"] += "+" in board_text
-    seen["promotion available"] += any(cshogi.move_is_promotion(m) for m in moves)
+    if wanted("promotion available"):
+        seen["promotion available"] += any(cshogi.move_is_promotion(m) for m in moves)
     seen["10+ pieces in hand"] += sum(hand_counts(hand).values()) >= 10
-    seen["drop available"] += any(cshogi.move_is_drop(m) for m in moves)
-    pawn_drop_mate = _pawn_drop_mate_square(board)
-    seen["pawn-drop mate forbidden"] += pawn_drop_mate is not None
-    seen["pin"] += _has_pin(board)
+    if wanted("drop available"):
+        seen["drop available"] += any(cshogi.move_is_drop(m) for m in moves)
+    if wanted("pawn-drop mate forbidden"):
+        seen["pawn-drop mate forbidden"] += _pawn_drop_mate_square(board) is not None
+    if wanted("pin"):
+        seen["pin"] += _has_pin(board)
     seen["repetition " + REPETITION_OF[board.is_draw()]] += 1
 
 
@@ -423,13 +442,7 @@ def test_default_games_cover_rich_positions():
     differential tests are meant to exercise."""
     seen = checked("default", corpus_features).counts
     print(dict(seen))
-    minimum = {"positions": 100_000, "in check": 5_000, "double check": 20, "checkmate": 100,
-               "promoted piece on board": 30_000, "promotion available": 30_000,
-               "10+ pieces in hand": 20_000, "drop available": 50_000,
-               "pawn-drop mate forbidden": 50, "pin": 1_000,
-               "repetition draw": 1_000, "repetition win": 100, "repetition lose": 100,
-               "repetition superior": 20, "repetition inferior": 20}
-    short = {k: (seen[k], v) for k, v in minimum.items() if seen[k] < v}
+    short = {k: (seen[k], v) for k, v in FEATURE_MINIMUM.items() if seen[k] < v}
     assert not short, f"too few (seen, wanted): {short}"
 
 
