@@ -207,5 +207,7 @@ def test_a_mate_suite_shows_its_progress_on_a_terminal(tmp_path):
 
 
 def test_ctrl_c_ends_a_deep_perft_with_one_line():
-    code, _, err = run_with_terminal_stderr(["perft", "7"], interrupt_after=1.5)
+    # 161 root moves, about 0.1 s each: perft 7 would take 10 s or more
+    code, _, err = run_with_terminal_stderr(["perft", "7", "--sfen", "8k/9/9/9/9/9/9/9/K8 b GS 1"],
+                                            interrupt_after=1.0)
     assert code == 130 and "interrupted" in err and "Traceback" not in err
