@@ -62,9 +62,20 @@ def test_mate_suite_prints_a_line_per_problem_and_a_summary(tmp_path):
     suite.write_text("# two problems\nm1 | 4k4/9/4P4/9/9/9/9/9/9 b G 1 | 1\n"
                      "koten | 3sks3/9/4S4/9/9/B8/9/9/9 b S2rb4g4n4l18p 1 | 3\n")
     code, lines, _ = run("mate", "--suite", str(suite), "--time-ms", "3000")
-    assert code == 0 and len(lines) == 4
-    assert lines[0].split() == ["problem", "result", "plies", "expected", "time_ms", "nodes"]
+    assert code == 0 and len(lines) == 5
+    assert lines[0] == "# lengths counted as published"
+    assert lines[1].split() == ["problem", "result", "plies", "expected", "time_ms", "nodes"]
     assert lines[-1].startswith("solved 2/2, expected length matched 2")
+
+
+def test_a_suite_marked_strict_is_counted_strictly(tmp_path):
+    # 2a2h 4h5i S*5h as published; strictly the useless interposition counts: 5 plies
+    sfen = "lns4+r1/1rgk+b4/pppp2+N2/4p4/9/3P5/PPPGPP3/LBNS1K3/1N4+l2 w GPg2sl6p 96"
+    suite = tmp_path / "suite.txt"
+    suite.write_text(f"# The lengths: strict minimax (every defence counts)\np | {sfen} | 5\n")
+    code, lines, _ = run("mate", "--suite", str(suite), "--time-ms", "5000")
+    assert code == 0 and lines[0] == "# lengths counted strictly (every defence)"
+    assert lines[-1].startswith("solved 1/1, expected length matched 1")
 
 
 def test_mate_strict_counts_useless_interpositions():

@@ -136,6 +136,17 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+#: A suite file whose comments hold this counts every defence in its lengths (the
+#: generated suites of sfen/tsume/); its problems are then solved with strict counting.
+STRICT_MARK = "lengths: strict minimax"
+
+
+def suite_is_strict(path: str) -> bool:
+    """Does the suite file say (in a '#' comment) that its lengths are strict?"""
+    with open(path, encoding="utf-8") as lines:
+        return any(line.startswith("#") and STRICT_MARK in line for line in lines)
+
+
 def read_tsume_suite(path: str) -> list[tuple[str, str, int | None]]:
     """[(name, sfen, expected length or None)] from `name | sfen | length` lines; a
     line holding only an SFEN is accepted too ('#' starts a comment).  OSError or
@@ -176,6 +187,7 @@ def cmd_mate(args: argparse.Namespace) -> int:
             return _fail("give either an SFEN or --suite FILE, not both")
         try:
             problems = read_tsume_suite(args.suite)
+            args.strict = args.strict or suite_is_strict(args.suite)
         except (OSError, UnicodeDecodeError) as exc:
             return _fail(f"--suite {args.suite}: cannot read it as a text file ({exc})")
         except ValueError as exc:
@@ -191,6 +203,7 @@ def cmd_mate(args: argparse.Namespace) -> int:
     solved = exact = 0
     total_ms = total_nodes = 0
     width = max((len(name) for name, _, _ in problems), default=4)
+    print(f"# lengths counted {'strictly (every defence)' if args.strict else 'as published'}")
     print(f"{'problem':<{width}}  result   plies   expected  time_ms       nodes")
     for number, (name, sfen, published) in enumerate(problems, start=1):
         try:
@@ -280,7 +293,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help=f"solver table size in MB, 1 to {MAX_HASH_MB} (default 256)")
     mate.add_argument("--strict", action="store_true",
                       help="count every defence, useless interpositions too (default: "
-                           "as published tsume lengths, which pass over them)")
+                           "as published tsume lengths, which pass over them; a suite "
+                           f"whose comments say '{STRICT_MARK}' is counted strictly)")
     mate.set_defaults(func=cmd_mate)
     bench = sub.add_parser(
         "bench", help="fixed positions to a fixed depth (node count signature)",
