@@ -1,5 +1,6 @@
 """The move-generator subsets, over the positions of the differential games
-(tests/test_differential.py: same corpus, same replay) and the sfen/perft.txt suite.
+(tests/differential_corpus.py: same corpus, walked once with the differential checks)
+and the sfen/perft.txt suite.
 
 Each generator must be exactly its subset of legal_moves():
 captures() = legal moves that capture or promote (every promotion variant),
@@ -11,18 +12,16 @@ is_legal(v) must agree with membership in legal_moves() for every 15-bit value v
 """
 from __future__ import annotations
 
-import functools
 import random
 from collections import Counter
 
+import cshogi                    # in the test extra: a missing cshogi fails, never skips
 import pytest
 
-cshogi = pytest.importorskip("cshogi")
-
-from conftest import read_perft_suite  # noqa: E402
-from test_differential import (CORPORA, NO_KING, Discrepancies,  # noqa: E402
-                               cshogi_gives_check, cshogi_moves, corpus, walk)
-from usi_engine import Position, move_to_usi  # noqa: E402
+from conftest import read_perft_suite
+from differential_corpus import (CORPORA, NO_KING, At, CheckResult, Discrepancies,
+                                 checked, corpus_check)
+from usi_engine import Position, move_to_usi
 
 PROMOTE = 1 << 14
 ALL_MOVE_VALUES = range(1 << 15)            # to | from << 7 | promote << 14
@@ -33,163 +32,186 @@ def suite_positions():
     return [(name, Position(sfen), cshogi.Board(sfen)) for name, sfen, _ in read_perft_suite()]
 
 
-def positions(name):
-    """(where, pos, board) for the perft suite and every ply of the named games."""
-    for suite_name, pos, board in suite_positions():
-        yield f"perft suite {suite_name!r}", pos, board
-    for game, ply, pos, board in walk(corpus(name)):
-        yield game.where(ply), pos, board
-
-
-def classified(pos, board):
+def classified(at: At) -> dict:
     """{our move: (captures, promotes)} for the legal moves, as cshogi sees them."""
-    theirs = cshogi_moves(board)
-    out = {}
-    for m in pos.legal_moves():
-        cm = theirs.get(move_to_usi(m))
-        assert cm is not None, f"{pos.sfen()}: {move_to_usi(m)} is not legal for cshogi"
-        out[m] = (cshogi.move_cap(cm) != 0, bool(cshogi.move_is_promotion(cm)))
-    return out
+    cached = at.__dict__.get("_classified")
+    if cached is None:
+        cached = {}
+        for usi_text, m in at.ours.items():
+            cm = at.theirs.get(usi_text)
+            assert cm is not None, f"{at.sfen}: {usi_text} is not legal for cshogi"
+            cached[m] = (cshogi.move_cap(cm) != 0, bool(cshogi.move_is_promotion(cm)))
+        at.__dict__["_classified"] = cached
+    return cached
+
+
+def generated(at: At, generator: str) -> list:
+    """pos.<generator>() at this position, computed once."""
+    key = "_gen_" + generator
+    if key not in at.__dict__:
+        at.__dict__[key] = at.legal if generator == "legal_moves" else getattr(at.pos, generator)()
+    return at.__dict__[key]
 
 
 def usi(moves):
     return sorted(move_to_usi(m) for m in moves)
 
 
+def assert_clean(name: str, check) -> CheckResult:
+    result = checked(name, check)
+    assert not result.bad, result.bad.report()
+    return result
+
+
 # ---- the subsets ----------------------------------------------------------------------------
-def assert_generator_is_the_subset(name, generator, wanted, what):
-    """generator(pos) yields exactly the legal moves whose (capture, promote) pair
-    satisfies wanted, at every position of the corpus."""
-    bad = Discrepancies(f"{what} is not the legal moves it should be")
-    for where, pos, board in positions(name):
-        expected = {m for m, kind in classified(pos, board).items() if wanted(*kind)}
-        got = set(generator(pos))
-        if got != expected:
-            bad.add(f"{where}: {pos.sfen()}\n  extra: {usi(got - expected)}"
-                    f"\n  missing: {usi(expected - got)}")
-    assert not bad, bad.report()
+def _subset(at: At, r: CheckResult, generator: str, wanted) -> None:
+    expected = {m for m, kind in classified(at).items() if wanted(*kind)}
+    got = set(generated(at, generator))
+    if got != expected:
+        r.bad.add(f"{at.where}: {at.sfen}\n  extra: {usi(got - expected)}"
+                  f"\n  missing: {usi(expected - got)}")
+
+
+@corpus_check("captures() is not the legal moves it should be", suite=True)
+def captures_subset(at: At, r: CheckResult) -> None:
+    _subset(at, r, "captures", lambda capture, promote: capture or promote)
 
 
 @pytest.mark.parametrize("name", CORPORA)
 def test_captures_are_the_legal_moves_that_capture_or_promote(name):
-    assert_generator_is_the_subset(name, lambda pos: pos.captures(),
-                                   lambda capture, promote: capture or promote, "captures()")
+    assert_clean(name, captures_subset)
+
+
+@corpus_check("quiets() is not the legal moves it should be", suite=True)
+def quiets_subset(at: At, r: CheckResult) -> None:
+    _subset(at, r, "quiets", lambda capture, promote: not capture and not promote)
 
 
 @pytest.mark.parametrize("name", CORPORA)
 def test_quiets_are_the_legal_moves_that_neither_capture_nor_promote(name):
-    assert_generator_is_the_subset(name, lambda pos: pos.quiets(),
-                                   lambda capture, promote: not capture and not promote,
-                                   "quiets()")
+    assert_clean(name, quiets_subset)
+
+
+@corpus_check("captures() and quiets() do not partition legal_moves()", suite=True)
+def captures_and_quiets_partition(at: At, r: CheckResult) -> None:
+    captures, quiets = set(generated(at, "captures")), set(generated(at, "quiets"))
+    legal = set(at.legal)
+    if captures & quiets or captures | quiets != legal:
+        r.bad.add(f"{at.where}: {at.sfen} in both: {usi(captures & quiets)}, "
+                  f"in neither: {usi(legal - captures - quiets)}, "
+                  f"not legal: {usi((captures | quiets) - legal)}")
 
 
 @pytest.mark.parametrize("name", CORPORA)
 def test_captures_and_quiets_partition_the_legal_moves(name):
-    bad = Discrepancies("captures() and quiets() do not partition legal_moves()")
-    for where, pos, _ in positions(name):
-        captures, quiets, legal = set(pos.captures()), set(pos.quiets()), set(pos.legal_moves())
-        if captures & quiets or captures | quiets != legal:
-            bad.add(f"{where}: {pos.sfen()} in both: {usi(captures & quiets)}, "
-                    f"in neither: {usi(legal - captures - quiets)}, "
-                    f"not legal: {usi((captures | quiets) - legal)}")
-    assert not bad, bad.report()
+    assert_clean(name, captures_and_quiets_partition)
+
+
+@corpus_check("a legal drop is missing from quiets() or present in captures()", suite=True)
+def drops_are_quiet(at: At, r: CheckResult) -> None:
+    drops = {m for u, m in at.ours.items() if "*" in u}
+    r.counts["drops"] += len(drops)
+    if not drops <= set(generated(at, "quiets")) or drops & set(generated(at, "captures")):
+        r.bad.add(f"{at.where}: {at.sfen}")
 
 
 @pytest.mark.parametrize("name", CORPORA)
 def test_every_drop_is_a_quiet_move(name):
-    bad = Discrepancies("a legal drop is missing from quiets() or present in captures()")
-    drops_seen = 0
-    for where, pos, _ in positions(name):
-        drops = {m for m in pos.legal_moves() if "*" in move_to_usi(m)}
-        drops_seen += len(drops)
-        if not drops <= set(pos.quiets()) or drops & set(pos.captures()):
-            bad.add(f"{where}: {pos.sfen()}")
-    assert not bad, bad.report()
-    assert drops_seen > 100_000
+    assert assert_clean(name, drops_are_quiet).counts["drops"] > 100_000
+
+
+@corpus_check("evasions() is wrong", suite=True)
+def evasions_when_in_check(at: At, r: CheckResult) -> None:
+    got = generated(at, "evasions")
+    if at.in_check:
+        r.counts["in check"] += 1
+        if Counter(got) != Counter(at.legal):
+            r.bad.add(f"{at.where}: in check {at.sfen}: evasions {usi(got)}, "
+                      f"legal {usi(at.legal)}")
+    elif got:
+        r.bad.add(f"{at.where}: not in check {at.sfen}: evasions {usi(got)}")
 
 
 @pytest.mark.parametrize("name", CORPORA)
 def test_evasions_are_all_legal_moves_in_check_and_none_otherwise(name):
-    bad = Discrepancies("evasions() is wrong")
-    in_check = 0
-    for where, pos, board in positions(name):
-        got = pos.evasions()
-        if board.is_check():
-            in_check += 1
-            if Counter(got) != Counter(pos.legal_moves()):
-                bad.add(f"{where}: in check {pos.sfen()}: evasions {usi(got)}, "
-                        f"legal {usi(pos.legal_moves())}")
-        elif got:
-            bad.add(f"{where}: not in check {pos.sfen()}: evasions {usi(got)}")
-    assert not bad, bad.report()
-    assert in_check > 1_000
+    assert assert_clean(name, evasions_when_in_check).counts["in check"] > 1_000
+
+
+@corpus_check("checks() is not {legal moves that give check}", suite=True)
+def checks_subset(at: At, r: CheckResult) -> None:
+    expected = {m for u, m in at.ours.items() if u in at.checking}
+    got = set(generated(at, "checks"))
+    if got != expected:
+        r.bad.add(f"{at.where}: {at.sfen}\n  extra: {usi(got - expected)}"
+                  f"\n  missing: {usi(expected - got)}")
 
 
 @pytest.mark.parametrize("name", CORPORA)
 def test_checks_are_the_legal_moves_after_which_cshogi_sees_check(name):
-    bad = Discrepancies("checks() is not {legal moves that give check}")
-    for where, pos, board in positions(name):
-        theirs = cshogi_moves(board)
-        expected = {m for m in pos.legal_moves()
-                    if cshogi_gives_check(board, theirs[move_to_usi(m)])}
-        got = set(pos.checks())
-        if got != expected:
-            bad.add(f"{where}: {pos.sfen()}\n  extra: {usi(got - expected)}"
-                    f"\n  missing: {usi(expected - got)}")
-    assert not bad, bad.report()
+    assert_clean(name, checks_subset)
+
+
+@corpus_check("checks() disagrees with gives_check() or cshogi's check_moves", suite=True)
+def checks_agree(at: At, r: CheckResult) -> None:
+    got = set(generated(at, "checks"))
+    by_gives_check = {m for m in at.legal if at.pos.gives_check(m)}
+    # cshogi's check_moves is garbage when there is no king to check (tsume)
+    board = at.board
+    by_cshogi = ({cshogi.move_to_usi(m) for m in board.check_moves}
+                 if board.king_square(board.turn ^ 1) != NO_KING else set())
+    if got != by_gives_check or set(usi(got)) != by_cshogi:
+        r.bad.add(f"{at.where}: {at.sfen} checks {usi(got)}, gives_check "
+                  f"{usi(by_gives_check)}, cshogi {sorted(by_cshogi)}")
 
 
 @pytest.mark.parametrize("name", CORPORA)
 def test_checks_agree_with_gives_check_and_with_cshogi_check_moves(name):
-    bad = Discrepancies("checks() disagrees with gives_check() or cshogi's check_moves")
-    for where, pos, board in positions(name):
-        got = set(pos.checks())
-        by_gives_check = {m for m in pos.legal_moves() if pos.gives_check(m)}
-        # cshogi's check_moves is garbage when there is no king to check (tsume)
-        by_cshogi = ({cshogi.move_to_usi(m) for m in board.check_moves}
-                     if board.king_square(board.turn ^ 1) != NO_KING else set())
-        if got != by_gives_check or set(usi(got)) != by_cshogi:
-            bad.add(f"{where}: {pos.sfen()} checks {usi(got)}, gives_check "
-                    f"{usi(by_gives_check)}, cshogi {sorted(by_cshogi)}")
-    assert not bad, bad.report()
+    assert_clean(name, checks_agree)
+
+
+@corpus_check("a generator lists a move twice", suite=True)
+def no_generator_lists_twice(at: At, r: CheckResult) -> None:
+    for generator in ("legal_moves", "captures", "quiets", "evasions", "checks"):
+        moves = generated(at, generator)
+        if len(moves) != len(set(moves)):
+            twice = usi(m for m, n in Counter(moves).items() if n > 1)
+            r.bad.add(f"{at.where}: {at.sfen} {generator}() twice: {twice}")
 
 
 @pytest.mark.parametrize("name", CORPORA)
 def test_no_generator_lists_a_move_twice(name):
-    bad = Discrepancies("a generator lists a move twice")
-    for where, pos, _ in positions(name):
-        for generator in ("legal_moves", "captures", "quiets", "evasions", "checks"):
-            moves = getattr(pos, generator)()
-            if len(moves) != len(set(moves)):
-                twice = usi(m for m, n in Counter(moves).items() if n > 1)
-                bad.add(f"{where}: {pos.sfen()} {generator}() twice: {twice}")
-    assert not bad, bad.report()
+    assert_clean(name, no_generator_lists_twice)
 
 
 # ---- is_legal -------------------------------------------------------------------------------
+@corpus_check("is_legal() rejects a generated move", suite=True)
+def is_legal_accepts_generated(at: At, r: CheckResult) -> None:
+    rejected = [m for m in at.legal if not at.pos.is_legal(m)]
+    if rejected:
+        r.bad.add(f"{at.where}: {at.sfen} rejects {usi(rejected)}")
+
+
 @pytest.mark.parametrize("name", CORPORA)
 def test_is_legal_accepts_every_generated_move(name):
-    bad = Discrepancies("is_legal() rejects a generated move")
-    for where, pos, _ in positions(name):
-        rejected = [m for m in pos.legal_moves() if not pos.is_legal(m)]
-        if rejected:
-            bad.add(f"{where}: {pos.sfen()} rejects {usi(rejected)}")
-    assert not bad, bad.report()
+    assert_clean(name, is_legal_accepts_generated)
 
 
-@functools.lru_cache(maxsize=None)
+@corpus_check("(never: collects positions for the is_legal sweep)")
+def sweep_pools(at: At, r: CheckResult) -> None:
+    if at.ply % 5:
+        return
+    hand = at.sfen.split()[2]
+    kind = ("in check" if at.in_check else
+            "big hand" if sum(c.isalpha() for c in hand) >= 8 else
+            "promotion" if any(m & PROMOTE for m in at.legal) else "other")
+    r.state.setdefault(kind, []).append((f"{at.where} ({kind})", at.sfen))
+
+
 def _sweep_sfens(per_kind):
     rng = random.Random(2024)
-    pools = {"in check": [], "big hand": [], "promotion": [], "other": []}
-    for game, ply, pos, board in walk(corpus("default")):
-        if ply % 5:
-            continue
-        hand = pos.sfen().split()[2]
-        kind = ("in check" if board.is_check() else
-                "big hand" if sum(c.isalpha() for c in hand) >= 8 else
-                "promotion" if any(m & PROMOTE for m in pos.legal_moves()) else "other")
-        pools[kind].append((f"{game.where(ply)} ({kind})", pos.sfen()))
-    return [row for pool in pools.values() for row in rng.sample(pool, per_kind)]
+    pools = checked("default", sweep_pools).state
+    kinds = ("in check", "big hand", "promotion", "other")
+    return [row for kind in kinds for row in rng.sample(pools[kind], per_kind)]
 
 
 def sweep_positions(per_kind=60):
@@ -234,41 +256,50 @@ def test_push_rejects_illegal_values_and_leaves_the_position_unchanged():
             assert (pos.sfen(), pos.key, pos.history_length) == before, (where, v)
 
 
+@corpus_check("parse_usi(move_to_usi(m)) != m", suite=True)
+def usi_text_parses_back(at: At, r: CheckResult) -> None:
+    r.counts["seen"] += 1
+    if (r.counts["seen"] - 1) % 5:          # every fifth position is plenty here
+        return
+    wrong = [m for u, m in at.ours.items() if at.pos.parse_usi(u) != m]
+    if wrong:
+        r.bad.add(f"{at.where}: {at.sfen} {usi(wrong)}")
+
+
 @pytest.mark.parametrize("name", CORPORA)
 def test_usi_text_of_every_legal_move_parses_back_to_it(name):
-    bad = Discrepancies("parse_usi(move_to_usi(m)) != m")
-    for i, (where, pos, _) in enumerate(positions(name)):
-        if i % 5:                       # every fifth position is plenty here
-            continue
-        wrong = [m for m in pos.legal_moves() if pos.parse_usi(move_to_usi(m)) != m]
-        if wrong:
-            bad.add(f"{where}: {pos.sfen()} {usi(wrong)}")
-    assert not bad, bad.report()
+    assert_clean(name, usi_text_parses_back)
+
+
+@corpus_check("has_evasion() differs from bool(legal_moves())")
+def has_evasion_agrees(at: At, r: CheckResult) -> None:
+    if at.pos.is_check():
+        r.counts["checked"] += 1
+        if at.pos.has_evasion() != bool(at.legal):
+            r.bad.add(f"{at.where}: {at.sfen}")
 
 
 def test_has_evasion_agrees_with_the_legal_move_list():
-    checked = 0
-    for _game, _ply, pos, _board in walk(corpus("default")):
-        if pos.is_check():
-            assert pos.has_evasion() == bool(pos.legal_moves()), pos.sfen()
-            checked += 1
-    assert checked > 10_000
+    assert assert_clean("default", has_evasion_agrees).counts["checked"] > 10_000
+
+
+@corpus_check("mate_in_one() misses a mate or returns a move that does not mate")
+def mate_in_one_exact(at: At, r: CheckResult) -> None:
+    if at.ply % 7 or at.pos.is_check():
+        return
+    pos = at.pos
+    r.counts["tried"] += 1
+    mating = [m for m in generated(at, "checks") if _mates(pos, m)]
+    m = pos.mate_in_one()
+    if mating:
+        r.counts["found"] += 1
+    if (m not in mating) if mating else (m != 0):
+        r.bad.add(f"{at.where}: {at.sfen} mate_in_one {m}, mating {usi(mating)}")
 
 
 def test_mate_in_one_finds_a_mate_exactly_when_one_exists():
-    tried = found = 0
-    for _game, ply, pos, _board in walk(corpus("default")):
-        if ply % 7 or pos.is_check():
-            continue
-        tried += 1
-        mating = [m for m in pos.checks() if _mates(pos, m)]
-        m = pos.mate_in_one()
-        if mating:
-            found += 1
-            assert m in mating, pos.sfen()
-        else:
-            assert m == 0, pos.sfen()
-    assert tried > 5_000 and found > 100
+    counts = assert_clean("default", mate_in_one_exact).counts
+    assert counts["tried"] > 5_000 and counts["found"] > 100
 
 
 def _mates(pos, m):

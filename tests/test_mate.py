@@ -62,15 +62,25 @@ def test_checks_that_run_out_are_nomate(solver):
 
 
 def test_pawn_drop_mate_is_not_a_mate(solver):
-    # the only mating try is P*1b, which is illegal (uchifuzume)
-    result = solver.solve(Position("8k/6Sg1/9/5B1N1/9/9/9/9/4K4 b P 1"), time_ms=5000)
-    assert result.status != "mate" or move_to_usi(result.pv[0]) != "P*1b"
+    # P*1b would mate (1b guarded by the knight, 2a and 2b by the gold) and is therefore
+    # illegal (uchifuzume); the gold and knight checks let the king out: no mate at all
+    sfen = "8k/6G2/9/7N1/9/9/9/9/9 b P 1"
+    assert "P*1b" not in {move_to_usi(m) for m in Position(sfen).legal_moves()}
+    assert solver.solve(Position(sfen), time_ms=5000).usi() == "checkmate nomate"
+
+
+def test_a_mate_next_to_an_illegal_pawn_drop_mate_avoids_the_pawn_drop(solver):
+    # P*1b is uchifuzume here (the gold on 2b is pinned), but the bishop mates in 5
+    sfen = "8k/6Sg1/9/5B1N1/9/9/9/9/4K4 b P 1"
+    result = solver.solve(Position(sfen), time_ms=5000)
+    assert result.status == "mate" and len(result.pv) == 5
+    assert replay_is_mate(sfen, result.pv) and "P*1b" not in map(move_to_usi, result.pv)
 
 
 def test_perpetual_check_is_not_a_mate(solver):
-    # a lone rook can check forever but never mate: never a false mate, never a crash
+    # a lone rook can check forever but never mate: the repetitions are disproved
     result = solver.solve(Position("8k/9/6R2/9/9/9/9/9/K8 b - 1"), time_ms=3000)
-    assert result.status in ("nomate", "timeout")
+    assert result.usi() == "checkmate nomate"
 
 
 def test_time_limit_is_obeyed(solver):

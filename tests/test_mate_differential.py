@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import pytest
 
-cshogi = pytest.importorskip("cshogi")
+import cshogi  # noqa: F401  (in the test extra: a missing cshogi fails, never skips)
 
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 from peers import replay_mate_with_cshogi  # noqa: E402
-from test_differential import corpus, walk  # noqa: E402
+from differential_corpus import corpus, walk  # noqa: E402
 from usi_engine import Position, move_to_usi  # noqa: E402
 from usi_engine.mate import MateSolver  # noqa: E402
 

@@ -241,3 +241,34 @@ def test_declaration_fails_in_check():
     pos = Position("K+R+B+P+P+P+P+P+P/6+P+P+P/r8/9/9/9/9/9/k8 b B2G2S2N 1")
     assert pos.is_check()
     assert not pos.declaration_win()
+
+
+# -- the move buffers hold any position --------------------------------------------------
+def test_move_buffers_hold_more_moves_than_any_position_can_have():
+    """Without its king the side to move has no pins and no checks to answer, so the
+    593 of the known record (both kings) is no bound: bound the count by the pieces.
+    Board moves, each promotion choice counted: per piece the most targets it can
+    have, twice when it may promote (a rook or bishop sees at most 16 squares; a
+    promoted minor piece moves as a gold, 6).  Drops: each type in hand on every empty
+    square it may stand on, never the other king's."""
+    from usi_engine.position import MAX_LEGAL_MOVES
+    board = (2 * max(16 * 2, 16 + 4)        # rooks or dragons
+             + 2 * max(16 * 2, 16 + 4)      # bishops or horses
+             + 4 * max(8 * 2, 6)            # lances or promoted lances
+             + 4 * max(2 * 2, 6)            # knights or promoted knights
+             + 4 * max(5 * 2, 6)            # silvers or promoted silvers
+             + 4 * 6                        # golds
+             + 18 * max(1 * 2, 6)           # pawns or tokin
+             + 8)                           # the king, when there is one
+    drops = 8 * 9 + 8 * 9 + 7 * 9 + 4 * 80  # pawn, lance, knight; silver gold bishop rook
+    assert board + drops <= MAX_LEGAL_MOVES
+
+
+KINGLESS_MANY_MOVES = "R8/4S1SSk/4B4/9/9/9/9/9/1L1L1L3 b RBGSNLP3g3n17p 1"
+
+
+def test_a_kingless_position_with_591_moves_lists_them_all():
+    import cshogi                       # in the test extra: its absence fails
+    ours = usi_set(Position(KINGLESS_MANY_MOVES).legal_moves())
+    theirs = {cshogi.move_to_usi(m) for m in cshogi.Board(KINGLESS_MANY_MOVES).legal_moves}
+    assert len(ours) == 591 and ours == theirs

@@ -38,6 +38,75 @@ def test_tsume_position_without_attacking_king_loads():
     assert pos.king_square(0) == -1 and len(pos.legal_moves()) > 0
 
 
+def test_a_tsume_position_after_the_attackers_move_loads_and_round_trips():
+    pos = Position("3sks3/9/4S4/9/9/B8/9/9/9 b S2rb4g4n4l18p 1")
+    pos.push_usi("S*5b")                  # the defender (with its king) is now to move
+    assert Position(pos.sfen()).sfen() == pos.sfen() and pos.king_square(0) == -1
+
+
+def test_the_usi_sfen_form_is_accepted():
+    sfen = "3sks3/9/4S4/9/9/B8/9/9/9 b S2rb4g4n4l18p 1"
+    assert Position("sfen " + sfen).sfen() == sfen
+
+
+def test_the_usi_startpos_form_plays_its_moves_and_keeps_the_history():
+    pos = Position("startpos moves 7g7f 3c3d 8h2b+")
+    expected = Position()
+    for move in ("7g7f", "3c3d", "8h2b+"):
+        expected.push_usi(move)
+    assert pos.sfen() == expected.sfen() and pos.history_length == 3
+    assert Position("startpos").sfen() == STARTPOS_SFEN
+    assert Position("startpos moves").sfen() == STARTPOS_SFEN   # some GUIs send this
+
+
+def test_the_sfen_form_with_moves_starts_from_that_sfen():
+    pos = Position("sfen 4k4/9/9/9/9/9/9/9/4K4 b G 7 moves G*5b")
+    assert pos.sfen() == "4k4/4G4/9/9/9/9/9/9/4K4 w - 8" and pos.history_length == 1
+
+
+def test_an_illegal_move_in_the_usi_form_leaves_the_position_unchanged():
+    pos = Position()
+    pos.push_usi("2g2f")
+    before = (pos.sfen(), pos.history_length)
+    with pytest.raises(ValueError, match="move 4 '7e7d' is illegal"):
+        pos.set_sfen("startpos moves 7g7f 3c3d 7f7e 7e7d 7d7c")
+    assert (pos.sfen(), pos.history_length) == before
+
+
+def test_usi_position_rebuilds_the_position_with_its_history():
+    pos = Position("startpos moves 2h1h 8b9b 1h2h 9b8b")
+    text = pos.usi_position()
+    assert text == f"sfen {STARTPOS_SFEN} moves 2h1h 8b9b 1h2h 9b8b"
+    again = Position(text)
+    assert again.sfen() == pos.sfen() and again.repetition() == pos.repetition() == "draw"
+
+
+def test_pickle_keeps_the_position_and_its_history():
+    import pickle
+    pos = Position("startpos moves 2h1h 8b9b 1h2h 9b8b")
+    again = pickle.loads(pickle.dumps(pos))
+    assert again.sfen() == pos.sfen() and again.key == pos.key
+    assert again.history_length == 4 and again.repetition() == "draw"
+
+
+def test_deepcopy_is_an_independent_copy_with_the_history():
+    import copy
+    pos = Position("startpos moves 7g7f")
+    clone = copy.deepcopy(pos)
+    clone.push_usi("3c3d")
+    assert pos.history_length == 1 and clone.history_length == 2
+    clone.pop()
+    assert clone.sfen() == pos.sfen()
+
+
+def test_help_shows_the_constructor_signature():
+    import inspect
+    import pydoc
+    assert str(inspect.signature(Position)) == "(sfen=None)"
+    text = pydoc.render_doc(Position)
+    assert "Position(sfen=None)" in text and "__init__(self, /, *args, **kwargs)" not in text
+
+
 def test_push_then_pop_restores_sfen_and_key():
     pos = Position()
     before = (pos.sfen(), pos.key)
@@ -93,6 +162,20 @@ BAD = [
     ("4k4/9/9/9/9/9/9/9/4K4 b - x", "sfen ply"),
     ("4k4/9/9/9/9/9/9/9/4K4", "expected 3 or 4 fields"),
     ("", "expected 3 or 4 fields"),
+    # only a tsume's attacker may lack its king, not both sides
+    ("9/9/9/9/9/9/9/9/9 b - 1", "no king"),
+    ("9/9/9/9/9/9/9/9/9 w P 1", "no king"),
+    ("9/9/9/9/4P4/9/9/9/9 b - 1", "no king"),
+    # digits of other scripts are not numbers (str.isdigit() and int() take them)
+    ("4k4/9/9/9/9/9/9/9/4K\u0664 b - 1", "sfen board"),
+    ("4k4/9/9/9/9/9/9/9/4K4 b \u0662P 1", "sfen hand"),
+    ("4k4/9/9/9/9/9/9/9/4K4 b - \u0669", "sfen ply"),
+    ("4k4/9/9/9/9/9/9/9/4K4 b - \uff11", "sfen ply"),
+    # the USI forms: 'startpos'/'sfen' first, then moves that are legal
+    ("startpos moves 7g7f 7g7f", "moves: move 2 '7g7f' is illegal"),
+    ("startpos moves 7g7x", "moves: move 1: bad move"),
+    ("moves 7g7f sfen 4k4/9/9/9/9/9/9/9/4K4 b - 1", "expected 3 or 4 fields"),
+    ("4k4/9/9/9/9/9/9/9/4K4 b - 1 startpos", "must come first"),
 ]
 
 

@@ -6,12 +6,41 @@ bench and tsume solving.
     usi-engine bench [--depth D]                 # last line: nodes N time_ms T nps X
     usi-engine mate SFEN [--time-ms T]           # one line, as USI `checkmate ...`
     usi-engine csa --host H --id ID ...          # play on a CSA server (floodgate)
+
+Bad arguments get one line on stderr and exit code 2; Ctrl-C one line and 130.
 """
 from __future__ import annotations
 
 import argparse
 import sys
 import time
+from typing import Callable, NoReturn
+
+from usi_engine import __version__
+
+#: Exit code for bad input (as argparse uses); 130 for Ctrl-C, as shells do.
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+#: Upper bounds of the numeric arguments: what the core takes (C ints), or what
+#: could ever finish.
+MAX_PERFT_DEPTH = 30
+MAX_BENCH_DEPTH = 100
+MAX_HASH_MB = 32768              # as USI_Hash
+MAX_TIME_MS = 2**31 - 1          # 24 days
+#: perft from this depth up shows its progress (one root move at a time) on a terminal.
+PERFT_PROGRESS_DEPTH = 7
+
+
+def _fail(message: str) -> int:
+    """One line on stderr; returns the usage exit code."""
+    print(f"usi-engine: error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _progress(text: str) -> None:
+    """A progress note on stderr, only when stderr is a terminal (rewritten in place)."""
+    if sys.stderr.isatty():
+        print(f"\r\033[K{text}", end="", file=sys.stderr, flush=True)
 
 
 def _nodes_line(nodes: int, seconds: float) -> str:
@@ -20,18 +49,28 @@ def _nodes_line(nodes: int, seconds: float) -> str:
 
 
 def cmd_perft(args: argparse.Namespace) -> int:
-    from usi_engine.position import Position, STARTPOS_SFEN
+    from usi_engine.position import Position, STARTPOS_SFEN, move_to_usi
     try:
         pos = Position(args.sfen or STARTPOS_SFEN)
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(str(exc))
     start = time.perf_counter()
     if args.divide and args.depth >= 1:
         total = 0
         for move, count in sorted(pos.divide(args.depth).items()):
             print(f"{move}: {count}")
             total += count
+    elif args.depth >= PERFT_PROGRESS_DEPTH and sys.stderr.isatty():
+        # The same count, a root move at a time, so a long run shows how far it is.
+        total = 0
+        moves = pos.legal_moves()
+        for number, move in enumerate(moves, start=1):
+            _progress(f"perft {args.depth}: move {number}/{len(moves)} "
+                      f"({move_to_usi(move)}), {total} nodes so far")
+            pos.push(move)
+            total += pos.perft(args.depth - 1)
+            pos.pop()
+        _progress("")
     else:
         total = pos.perft(args.depth)
     print(_nodes_line(total, time.perf_counter() - start))
@@ -76,9 +115,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from usi_engine.position import Position, move_to_usi
     from usi_engine.search import Searcher
 
-    if args.depth < 1:
-        print("error: bench depth must be >= 1 (0 would mean unlimited)", file=sys.stderr)
-        return 2
     searcher = Searcher()
     searcher.set_hash(BENCH_HASH_MB)
     total_nodes = 0
@@ -101,9 +137,21 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+#: A suite file whose comments hold this counts every defence in its lengths (the
+#: generated suites of sfen/tsume/); its problems are then solved with strict counting.
+STRICT_MARK = "lengths: strict minimax"
+
+
+def suite_is_strict(path: str) -> bool:
+    """Does the suite file say (in a '#' comment) that its lengths are strict?"""
+    with open(path, encoding="utf-8") as lines:
+        return any(line.startswith("#") and STRICT_MARK in line for line in lines)
+
+
 def read_tsume_suite(path: str) -> list[tuple[str, str, int | None]]:
-    """[(name, sfen, published length or None)] from `name | sfen | length` lines; a
-    line holding only an SFEN is accepted too ('#' starts a comment)."""
+    """[(name, sfen, expected length or None)] from `name | sfen | length` lines; a
+    line holding only an SFEN is accepted too ('#' starts a comment).  OSError or
+    UnicodeDecodeError (not a text file) on a bad file."""
     problems = []
     for number, line in enumerate(open(path, encoding="utf-8"), start=1):
         line = line.strip()
@@ -124,34 +172,47 @@ def cmd_mate(args: argparse.Namespace) -> int:
     from usi_engine.mate import MateSolver
     from usi_engine.position import Position
 
-    solver = MateSolver()
-    solver.set_hash(args.hash)
+    # Read and check the input before allocating the table (256 MB by default).
     if args.suite is None:
         if not args.sfen:
-            print("error: give an SFEN or --suite FILE", file=sys.stderr)
-            return 2
+            return _fail("give an SFEN (or startpos/sfen ... [moves ...]) or --suite FILE")
+        text = " ".join(args.sfen).strip()
+        if text.startswith("position "):
+            text = text[len("position "):]      # the whole USI command pasted
         try:
-            position = Position(" ".join(args.sfen))
+            position = Position(text)
         except ValueError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
+            return _fail(str(exc))
+    else:
+        if args.sfen:
+            return _fail("give either an SFEN or --suite FILE, not both")
+        try:
+            problems = read_tsume_suite(args.suite)
+            args.strict = args.strict or suite_is_strict(args.suite)
+        except (OSError, UnicodeDecodeError) as exc:
+            return _fail(f"--suite {args.suite}: cannot read it as a text file ({exc})")
+        except ValueError as exc:
+            return _fail(f"--suite {args.suite}: {exc}")
+    solver = MateSolver()
+    try:
+        solver.set_hash(args.hash)
+    except MemoryError as exc:
+        return _fail(f"--hash {args.hash}: {exc}")
+    if args.suite is None:
         print(solver.solve(position, time_ms=args.time_ms, published=not args.strict).usi())
         return 0
-    try:
-        problems = read_tsume_suite(args.suite)
-    except OSError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
     solved = exact = 0
     total_ms = total_nodes = 0
     width = max((len(name) for name, _, _ in problems), default=4)
-    print(f"{'problem':<{width}}  result   plies  published  time_ms       nodes")
-    for name, sfen, published in problems:
+    print(f"# lengths counted {'strictly (every defence)' if args.strict else 'as published'}")
+    print(f"{'problem':<{width}}  result   plies   expected  time_ms       nodes")
+    for number, (name, sfen, published) in enumerate(problems, start=1):
         try:
             position = Position(sfen)
         except ValueError as exc:
             print(f"{name:<{width}}  error: {exc}")
             continue
+        _progress(f"solving {name} ({number}/{len(problems)})")
         solver.clear()
         result = solver.solve(position, time_ms=args.time_ms, published=not args.strict)
         plies = len(result.pv) if result.status == "mate" else 0
@@ -159,10 +220,11 @@ def cmd_mate(args: argparse.Namespace) -> int:
         exact += result.status == "mate" and plies == published
         total_ms += result.time_ms
         total_nodes += result.nodes
+        _progress("")
         print(f"{name:<{width}}  {result.status:<7}  {plies or '-':>5}  "
               f"{published if published is not None else '?':>9}  {result.time_ms:>7}  "
               f"{result.nodes:>10}", flush=True)
-    print(f"solved {solved}/{len(problems)}, published length matched {exact}, "
+    print(f"solved {solved}/{len(problems)}, expected length matched {exact}, "
           f"time_ms {total_ms}, nodes {total_nodes}")
     return 0
 
@@ -216,26 +278,76 @@ def add_csa_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -
     csa.set_defaults(func=cmd_csa, depth=0)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``usi-engine perft: error: ...`` and exit 2
+    (the usage is in --help)."""
+
+    def error(self, message: str) -> "NoReturn":  # type: ignore[override]
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def _int_in(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: an integer (ASCII digits) from low to high."""
+    def parse(text: str) -> int:
+        digits = text[1:] if text[:1] in "+-" else text
+        if not digits or not all(ch in "0123456789" for ch in digits):
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text[:40]!r}")
+        value = int(text)
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low} to {high}, got {text[:40]}")
+        return value
+    parse.__name__ = "integer"
+    return parse
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="usi-engine", description=__doc__.split("\n")[0])
-    sub = parser.add_subparsers(dest="command")
-    perft = sub.add_parser("perft", help="count leaf positions (legal moves only)")
-    perft.add_argument("depth", type=int)
-    perft.add_argument("--sfen", help="start from this SFEN instead of the initial position")
+    parser = _Parser(
+        prog="usi-engine",
+        description="A shogi engine speaking USI. Without a command it runs the USI loop "
+                    "on stdin/stdout (register the usi-engine executable in a GUI); the "
+                    "commands below are for perft, benchmarks and tsume solving.",
+        epilog="Bad arguments: one line on stderr and exit code 2.")
+    parser.add_argument("--version", action="version", version=f"usi_engine {__version__}")
+    sub = parser.add_subparsers(dest="command", title="commands", parser_class=_Parser)
+    perft = sub.add_parser(
+        "perft", help="count leaf positions (legal moves only)",
+        description="Count the positions DEPTH plies ahead (legal moves only). Last line: "
+                    "nodes N time_ms T nps X. From depth 7 on a terminal, progress is shown "
+                    "on stderr.")
+    perft.add_argument("depth", type=_int_in(0, MAX_PERFT_DEPTH),
+                       help=f"plies to look ahead, 0 to {MAX_PERFT_DEPTH} (5 takes about "
+                            "0.2 s from the start position, each ply about 25 times more)")
+    perft.add_argument("--sfen", help="start from this SFEN (or 'startpos moves ...') "
+                                      "instead of the initial position")
     perft.add_argument("--divide", action="store_true", help="print the count below each move")
     perft.set_defaults(func=cmd_perft)
-    mate = sub.add_parser("mate", help="solve a tsume: prints the USI checkmate line")
-    mate.add_argument("sfen", nargs="*", help="the position (attacker to move)")
-    mate.add_argument("--time-ms", type=int, default=None, help="time limit per problem")
-    mate.add_argument("--suite", help="solve every problem of a file (name | sfen | length)")
-    mate.add_argument("--hash", type=int, default=256, help="solver table size in MB")
+    mate = sub.add_parser(
+        "mate", help="solve a tsume: prints the USI checkmate line",
+        description="Solve a tsume (the side to move attacks): prints one line as USI's "
+                    "'checkmate <moves>', 'checkmate nomate' or 'checkmate timeout'. With "
+                    "--suite, a line per problem and a summary (progress on a terminal).")
+    mate.add_argument("sfen", nargs="*",
+                      help="the position: an SFEN, 'sfen <SFEN>' or 'startpos', optionally "
+                           "followed by 'moves ...' (quote it or not)")
+    mate.add_argument("--time-ms", type=_int_in(1, MAX_TIME_MS), default=None, metavar="MS",
+                      help="time limit per problem in ms (default: none: the solver runs "
+                           "until it proves a mate or that there is none)")
+    mate.add_argument("--suite", metavar="FILE",
+                      help="solve every problem of a file of 'name | sfen | length' lines")
+    mate.add_argument("--hash", type=_int_in(1, MAX_HASH_MB), default=256, metavar="MB",
+                      help=f"solver table size in MB, 1 to {MAX_HASH_MB} (default 256)")
     mate.add_argument("--strict", action="store_true",
                       help="count every defence, useless interpositions too (default: "
-                           "as published tsume lengths, which pass over them)")
+                           "as published tsume lengths, which pass over them; a suite "
+                           f"whose comments say '{STRICT_MARK}' is counted strictly)")
     mate.set_defaults(func=cmd_mate)
-    bench = sub.add_parser("bench", help="fixed positions to a fixed depth (node count signature)")
-    bench.add_argument("--depth", type=int, default=BENCH_DEPTH,
-                       help=f"search depth per position (default {BENCH_DEPTH})")
+    bench = sub.add_parser(
+        "bench", help="fixed positions to a fixed depth (node count signature)",
+        description="Search the fixed bench positions to a fixed depth with a 16 MB table. "
+                    "Last line: nodes N time_ms T nps X; N is the same for the same code.")
+    bench.add_argument("--depth", type=_int_in(1, MAX_BENCH_DEPTH), default=BENCH_DEPTH,
+                       help=f"search depth per position, 1 to {MAX_BENCH_DEPTH} "
+                            f"(default {BENCH_DEPTH})")
     bench.set_defaults(func=cmd_bench)
     add_csa_parser(sub)
     return parser
@@ -248,14 +360,12 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command is None:
         return cmd_usi(args)
-    if getattr(args, "depth", 0) < 0:
-        print("error: depth must be >= 0", file=sys.stderr)
-        return 2
     try:
         return args.func(args)
-    except KeyboardInterrupt:  # Ctrl-C: the long C loops poll for it and stop at once
-        print("interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt:
+        _progress("")
+        print("usi-engine: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

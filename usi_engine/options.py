@@ -170,6 +170,11 @@ class OptionSpec:
         if self.type == "spin":
             if not _INT_RE.fullmatch(word):
                 return None, [f"{name}: {word!r} is not an integer; unchanged"], False
+            # A number of hundreds of digits is simply out of range (and int() refuses
+            # strings over 4300 digits): saturate it rather than convert it.
+            digits = word.lstrip("+-")
+            if len(digits) > 30:
+                word = ("-" if word.startswith("-") else "") + "9" * 31
             number = int(word)
             assert self.min is not None and self.max is not None
             if number < self.min:

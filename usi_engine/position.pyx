@@ -30,6 +30,8 @@ from usi_engine.movegen cimport (GEN_CAPTURES, GEN_CHECKS, GEN_EVASIONS, GEN_LEG
 init_tables()
 
 STARTPOS_SFEN = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
+#: Room in every move buffer: more than any position can have (see types.pxd).
+MAX_LEGAL_MOVES = MAX_MOVES
 
 # ---- Zobrist keys -----------------------------------------------------------------------
 # Bit 0 of the board key is the side to move (piece keys have it clear), so a key alone
@@ -377,6 +379,17 @@ _SET_COUNTS = {PAWN: 18, LANCE: 4, KNIGHT: 4, SILVER: 4, BISHOP: 2, ROOK: 2, GOL
 _TYPE_OF_LETTER = {ch: i + 1 for i, ch in enumerate(_SFEN_LETTERS)}
 _FILES = "123456789"
 _RANKS = "abcdefghi"
+_DIGITS = "0123456789"       # str.isdigit() would also take other scripts' digits
+
+
+cdef bint _is_ascii_number(str text):
+    """One or more ASCII digits (int() and str.isdigit() also accept e.g. Arabic-Indic)."""
+    if not text:
+        return False
+    for ch in text:
+        if ch not in _DIGITS:
+            return False
+    return True
 
 cdef list _MOVE_OBJECTS = [i for i in range(1 << 15)]   # cached ints for fast move lists
 
@@ -421,7 +434,7 @@ def usi_to_move(str text) -> int:
         to = _parse_square(text[2:])
         if to < 0:
             raise ValueError(f"bad move {text!r}: bad square {text[2:]!r}")
-        return make_drop(_TYPE_OF_LETTER[text[0]], to)
+        return make_drop(_TYPE_OF_LETTER[text[0:1]], to)
     if len(text) in (4, 5):
         frm = _parse_square(text[0:2])
         to = _parse_square(text[2:4])
@@ -499,7 +512,7 @@ cdef _parse_sfen_into(Pos* p, str text):
                     raise ValueError(f"sfen board: rank {_RANKS[r]} has '++'")
                 promoted = True
                 continue
-            if ch.isdigit():
+            if ch in _DIGITS:
                 if promoted:
                     raise ValueError(f"sfen board: rank {_RANKS[r]} has '+' before a digit")
                 if ch == "0":
@@ -549,7 +562,7 @@ cdef _parse_sfen_into(Pos* p, str text):
         seen = set()
         while i < len(hand_text):
             j = i
-            while j < len(hand_text) and hand_text[j].isdigit():
+            while j < len(hand_text) and hand_text[j] in _DIGITS:
                 j += 1
             count = int(hand_text[i:j]) if j > i else 1
             if j >= len(hand_text):
@@ -576,7 +589,7 @@ cdef _parse_sfen_into(Pos* p, str text):
 
     if len(fields) == 4:
         ply_text = fields[3]
-        if not ply_text.isdigit() or int(ply_text) < 1 or len(ply_text) > 9:
+        if not _is_ascii_number(ply_text) or int(ply_text) < 1 or len(ply_text) > 9:
             raise ValueError(f"sfen ply: expected a positive move number, got {ply_text!r}")
         p.game_ply = int(ply_text)
     else:
@@ -584,8 +597,41 @@ cdef _parse_sfen_into(Pos* p, str text):
 
     _compute_root_state(p)
     them = p.side ^ 1
+    if p.king_sq[BLACK] < 0 and p.king_sq[WHITE] < 0:
+        # A tsume leaves out the attacker's king, whichever side is to move (the
+        # attacker at the start, the defender after each check); without the
+        # defender's king too there is nothing to play for.
+        raise ValueError("sfen board: no king (only a tsume's attacker may lack its king)")
     if p.king_sq[them] >= 0 and attackers_to(p, p.side, p.king_sq[them], p.occupied):
         raise ValueError("sfen: the side not to move is in check")
+
+
+cdef _parse_position_into(Pos* p, str text):
+    """Set p from ``[startpos | sfen <SFEN> | <SFEN>] [moves m1 m2 ...]``; ValueError
+    naming the field or the move on any error (p then holds garbage, as above)."""
+    cdef int m
+    tokens = text.split()
+    moves_at = tokens.index("moves") if "moves" in tokens else len(tokens)
+    head, moves = tokens[:moves_at], tokens[moves_at + 1:]
+    if head == ["startpos"]:
+        sfen = STARTPOS_SFEN
+    elif head[:1] == ["sfen"]:
+        sfen = " ".join(head[1:])
+    elif "startpos" in head or "sfen" in head:
+        raise ValueError(f"sfen: 'startpos' or 'sfen' must come first, got {text[:80]!r}")
+    else:
+        sfen = " ".join(head)
+    _parse_sfen_into(p, sfen)
+    for number, move_text in enumerate(moves, start=1):
+        try:
+            m = usi_to_move(move_text)
+        except ValueError as exc:
+            raise ValueError(f"moves: move {number}: {exc}") from None
+        if not is_legal(p, m):
+            raise ValueError(f"moves: move {number} {move_text!r} is illegal in {_format_sfen(p)}")
+        if not pos_reserve(p, 1):
+            raise MemoryError()
+        pos_do_move(p, m)
 
 
 cdef inline bint _small_move(object move):
@@ -617,11 +663,20 @@ REPETITION_NAMES = {
 
 
 cdef class Position:
-    """A shogi position with its move history.
+    """Position(sfen=None)
+--
+
+A shogi position with its move history.
+
+    `sfen` is an SFEN (``board side hand [move number]``), or the text that follows
+    USI's ``position``: ``startpos`` or ``sfen <SFEN>``, optionally followed by
+    ``moves m1 m2 ...`` (played in turn, so the history is kept); None is the start
+    position.  One side may lack its king (a tsume's attacker), not both.
 
     Moves are plain ints (see `move_to_usi`/`usi_to_move`).  Construction, `push`,
     `push_usi` and `set_sfen` validate their input and raise ValueError naming what
-    was wrong, leaving the position unchanged.
+    was wrong, leaving the position unchanged.  Positions pickle and deep-copy with
+    their history.
 
     >>> pos = Position()                       # the standard start position
     >>> m = pos.parse_usi("2g2f")
@@ -631,6 +686,8 @@ cdef class Position:
     True
     >>> Position("8k/9/9/9/9/9/9/9/9 b G 1").perft(1)   # tsume: no attacking king
     80
+    >>> Position("startpos moves 7g7f 3c3d").history_length
+    2
     """
 
     def __cinit__(self):
@@ -639,7 +696,8 @@ cdef class Position:
             raise MemoryError()
 
     def __init__(self, sfen: str | None = None):
-        self.set_sfen(STARTPOS_SFEN if sfen is None or sfen == "startpos" else sfen)
+        """Set up from an SFEN, ``startpos``/``sfen <SFEN>`` [``moves ...``], or None."""
+        self.set_sfen(STARTPOS_SFEN if sfen is None else sfen)
 
     def __dealloc__(self):
         pos_free(&self.pos)
@@ -649,13 +707,16 @@ cdef class Position:
 
     # -- setting up ---------------------------------------------------------------------
     def set_sfen(self, str sfen) -> None:
-        """Replace the position (and clear the history) with the SFEN text."""
+        """Replace the position and its history with the SFEN text (or ``startpos`` /
+        ``sfen <SFEN>``, each optionally followed by ``moves m1 m2 ...``)."""
         cdef Pos scratch
+        if not isinstance(sfen, str):
+            raise ValueError(f"sfen must be a string, not {type(sfen).__name__}")
         memset(&scratch, 0, sizeof(Pos))
         if not pos_reserve(&scratch, 255):
             raise MemoryError()
         try:
-            _parse_sfen_into(&scratch, sfen)
+            _parse_position_into(&scratch, sfen)
         except Exception:
             pos_free(&scratch)
             raise
@@ -666,7 +727,7 @@ cdef class Position:
         """The position as SFEN, with hands in canonical order and the move number."""
         return _format_sfen(&self.pos)
 
-    def copy(self) -> "Position":
+    def copy(self) -> Position:
         """An independent copy, history included."""
         cdef Position other = Position.__new__(Position)
         if pos_copy(&other.pos, &self.pos) != 0:
@@ -675,6 +736,28 @@ cdef class Position:
 
     def __copy__(self):
         return self.copy()
+
+    def __deepcopy__(self, memo) -> Position:
+        return self.copy()
+
+    def __reduce__(self):
+        """Pickle as the starting SFEN and the moves played since (the history counts
+        for repetitions)."""
+        return (Position, (self.usi_position(),))
+
+    def usi_position(self) -> str:
+        """``sfen <starting SFEN> [moves m1 m2 ...]``: the text of a USI ``position``
+        command (without the word) that rebuilds this position with its history;
+        ``Position(pos.usi_position())`` equals pos, history included."""
+        cdef Position root = self.copy()
+        moves = []
+        while root.pos.sp > 0:
+            moves.append(move_to_usi(root.pos.stack[root.pos.sp].move))
+            pos_undo_move(&root.pos)
+        text = "sfen " + root.sfen()
+        if moves:
+            text += " moves " + " ".join(reversed(moves))
+        return text
 
     # -- state -----------------------------------------------------------------------------
     @property

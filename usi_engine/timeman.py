@@ -123,6 +123,10 @@ _COUNT_FIELDS = ("movestogo", "depth", "nodes")
 _FLAGS = ("infinite", "ponder")
 _KEYWORDS = frozenset(_TIME_FIELDS + _COUNT_FIELDS + _FLAGS + ("mate", "searchmoves"))
 _INT_RE = re.compile(r"[+-]?[0-9]+")
+#: The largest value the core takes for each field (C ints and int64 nanosecond
+#: deadlines); a larger one is clamped to it, with a warning, and still searched.
+#: 2^31-1 ms is 24 days, more than any clock.
+MAX_FIELD_VALUE = 2**31 - 1
 
 MateLimit = Union[int, Literal["infinite"], None]
 
@@ -205,14 +209,18 @@ def parse_go(tokens: list[str]) -> tuple[GoParams, list[str]]:
             text = tokens[i]
             i += 1
             if not _INT_RE.fullmatch(text):
-                warnings.append(f"go: {key} needs an integer, got {text!r}")
+                warnings.append(f"go: {key} needs an integer, got {_short(text)!r}")
                 continue
-            value = int(text)
+            value = _saturating_int(text)
             if key in _TIME_FIELDS:
                 value = max(0, value)
             elif value <= 0:
-                warnings.append(f"go: {key} must be positive, got {value}; ignored")
+                warnings.append(f"go: {key} must be positive, got {_short(text)}; ignored")
                 continue
+            if value > MAX_FIELD_VALUE:
+                warnings.append(f"go: {key} {_short(text)} is more than the engine takes; "
+                                f"using {MAX_FIELD_VALUE}")
+                value = MAX_FIELD_VALUE
             setattr(params, key, value)
         elif key == "mate":
             following = tokens[i] if i < n else None
@@ -222,11 +230,16 @@ def parse_go(tokens: list[str]) -> tuple[GoParams, list[str]]:
                 params.mate = "infinite"
                 i += 1
             elif _INT_RE.fullmatch(following):
-                params.mate = max(0, int(following))
+                params.mate = max(0, _saturating_int(following))
+                if params.mate > MAX_FIELD_VALUE:
+                    warnings.append(f"go: mate {_short(following)} is more than the engine "
+                                    f"takes; using {MAX_FIELD_VALUE}")
+                    params.mate = MAX_FIELD_VALUE
                 i += 1
             else:
                 warnings.append(
-                    f"go: mate needs ms or 'infinite', got {following!r}; searching without limit"
+                    f"go: mate needs ms or 'infinite', got {_short(following)!r}; "
+                    "searching without limit"
                 )
                 params.mate = "infinite"
                 i += 1
@@ -239,8 +252,22 @@ def parse_go(tokens: list[str]) -> tuple[GoParams, list[str]]:
                 warnings.append("go: searchmoves has no moves; ignored")
             params.searchmoves = moves
         else:
-            warnings.append(f"go: unknown token {token!r} ignored")
+            warnings.append(f"go: unknown token {_short(token)!r} ignored")
     return params, warnings
+
+
+def _saturating_int(text: str) -> int:
+    """int(text) for an _INT_RE match, with hundreds of digits read as a number just
+    out of range (int() refuses strings over 4300 digits)."""
+    if len(text.lstrip("+-")) > 30:
+        return -(10**31) if text.startswith("-") else 10**31
+    return int(text)
+
+
+def _short(text: str, limit: int = 40) -> str:
+    """text, cut to `limit` characters with its length noted: input is echoed in
+    warnings, and a 100 kB token must not come back whole."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
 # --- planning --------------------------------------------------------------------------

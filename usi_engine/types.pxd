@@ -35,7 +35,15 @@ cdef enum:
     MOVE_DROP_BASE = 80
     MOVE_PROMOTE = 1 << 14
 
-    MAX_MOVES = 600     # the most legal moves known in a shogi position is 593
+    # Room in every move list.  593 is the most legal moves known with both kings on the
+    # board, but the side to move may lack its king (a tsume's attacker), which frees
+    # its moves from pins and check, so the bound is taken from the pieces themselves:
+    # board moves, each promotion choice counted, at most 2 rooks x 32 + 2 bishops x 32
+    # + 4 lances x 16 + 4 knights x 6 (promoted) + 4 silvers x 10 + 4 golds x 6
+    # + 18 pawns x 6 (tokin) + king 8 = 396; drops at most 72 (pawn) + 72 (lance)
+    # + 63 (knight) + 4 x 80 (silver, gold, bishop, rook; never on the other king)
+    # = 527.  396 + 527 = 923 <= MAX_MOVES (tests/test_rules.py recomputes it).
+    MAX_MOVES = 1024
 
 cdef inline int piece_type(int pc) noexcept nogil:
     return pc & 15

@@ -75,6 +75,9 @@ _TOKEN = re.compile(r"\S+")
 #: How long ``quit``/EOF waits for a running search to wind down before the process
 #: leaves anyway (the spec allows 1 s in total).
 QUIT_GRACE_S = 0.5
+#: The longest ``info string`` printed: input echoed in an error (a 100 kB token) is
+#: cut to this many characters.
+MAX_INFO_STRING = 400
 #: How long a new ``go``/``gameover``/``usinewgame`` waits for the previous search to end
 #: after stopping it; a search that ignores ``stop`` longer than this is abandoned.
 JOIN_TIMEOUT_S = 2.0
@@ -263,6 +266,21 @@ def _mate_probe_budget(hard_ms: int | None) -> int:
     return min(200, hard_ms // 10)
 
 
+def _same_line(final: dict[str, Any], last: dict[str, Any] | None) -> bool:
+    """Does the last printed info already report the final result (same depth, nodes,
+    score and pv)?  Then printing it again before bestmove would only repeat it."""
+    if last is None:
+        return False
+
+    def score(info: dict[str, Any]) -> tuple[str, Any]:
+        mate = info.get("score_mate")
+        return ("mate", mate) if mate is not None else ("cp", info.get("score_cp"))
+
+    return (final.get("depth") == last.get("depth") and final.get("nodes") == last.get("nodes")
+            and score(final) == score(last)
+            and list(final.get("pv") or []) == list(last.get("pv") or []))
+
+
 def _remaining(limit_ms: int | None, since: float) -> int | None:
     """``limit_ms`` measured from ``since`` (monotonic s), as ms from now; >= 1 ms."""
     if limit_ms is None:
@@ -297,8 +315,12 @@ class UsiEngine:
     # -- small helpers -----------------------------------------------------------------
 
     def info_string(self, text: str) -> None:
-        """Print ``info string <text>`` (one line; newlines in text are flattened)."""
-        self.out.write("info string " + " ".join(text.split()))
+        """Print ``info string <text>`` (one line; newlines in text are flattened, and
+        text beyond :data:`MAX_INFO_STRING` characters is cut)."""
+        text = " ".join(text.split())
+        if len(text) > MAX_INFO_STRING:
+            text = f"{text[:MAX_INFO_STRING]}... (cut, {len(text)} characters)"
+        self.out.write("info string " + text)
 
     def error(self, text: str) -> None:
         """Report bad input the USI way: ``info string error: ...``; never fatal."""
@@ -413,8 +435,13 @@ class UsiEngine:
                        *self.options.usi_lines(), "usiok")
 
     def cmd_debug(self, args: list[str], rest: str, received_at: float) -> None:
-        """``debug [on|off]``: extra ``info string`` diagnostics."""
-        self.debug = not (args and args[0].lower() == "off")
+        """``debug [on|off]``: extra ``info string`` diagnostics (``debug`` alone: on)."""
+        word = args[0].lower() if args else "on"
+        if word not in ("on", "off"):
+            self.error(f"debug: expected on or off, got {args[0][:40]!r}; debug stays "
+                       f"{'on' if self.debug else 'off'}")
+            return
+        self.debug = word == "on"
 
     def cmd_isready(self, args: list[str], rest: str, received_at: float) -> None:
         """``isready``: do the heavy set-up (imports, hash) if idle, then ``readyok``.
@@ -572,9 +599,11 @@ class UsiEngine:
         try:
             lines = self._think(job)
         except Exception as exc:
-            # Never leave a go without its bestmove: fall back to any legal move.
+            # Never leave a go without its bestmove (a go mate without its checkmate
+            # line): fall back to any legal move.
             lines = [f"info string error: search failed ({type(exc).__name__}: {exc})",
-                     self._fallback_bestmove(job.position)]
+                     "checkmate timeout" if job.params.mate is not None
+                     else self._fallback_bestmove(job.position)]
         job.release.wait()
         with job.lock:
             cancelled = job.cancelled
@@ -616,6 +645,7 @@ class UsiEngine:
 
         multipv = int(options["MultiPV"])
         show_multipv = multipv > 1
+        last_main_line: list[dict[str, Any]] = []   # the last info printed for the best line
 
         def on_info(info: dict[str, Any]) -> None:
             # Runs in this worker thread, inside search(). Also closes two races:
@@ -633,6 +663,8 @@ class UsiEngine:
                                        _remaining(job.plan.hard_ms, hit))
             if not cancelled:
                 self.out.write(format_info(info, show_multipv))
+                if info.get("multipv", 1) == 1:
+                    last_main_line[:] = [info]
 
         with job.lock:
             if job.params.ponder and job.ponderhit_at is None:
@@ -677,11 +709,14 @@ class UsiEngine:
         final = {
             "depth": result.depth, "seldepth": result.seldepth, "time_ms": result.time_ms,
             "nodes": result.nodes,
-            "nps": result.nodes * 1000 // result.time_ms if result.time_ms else result.nodes,
+            "nps": result.nodes * 1000 // max(result.time_ms, 1),
             "hashfull": searcher.hashfull(), "multipv": 1,
             "score_cp": result.score_cp, "score_mate": result.score_mate, "pv": result.pv,
         }
-        lines = notes + [format_info(final, show_multipv)]
+        lines = list(notes)
+        if not _same_line(final, last_main_line[0] if last_main_line else None):
+            # The full statistics before bestmove, unless the last info said it all.
+            lines.append(format_info(final, show_multipv))
 
         analysing = job.plan.infinite or bool(options["USI_AnalyseMode"])
         resign_value = int(options["ResignValue"])
@@ -786,7 +821,11 @@ def main(argv: list[str] | None = None, *, searcher_factory: Callable[[], Any] |
         except OSError:
             return b""
 
-    return engine.run(read)
+    try:
+        return engine.run(read)
+    except KeyboardInterrupt:
+        # Ctrl-C in a terminal ends the loop as quit does, without a traceback.
+        return engine.shutdown()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,115 @@
+"""Replay the bad-input cases of issue 12 against this checkout and write what the
+engine answers: the USI loop (one session per case) and the command line.
+
+    python bench/bad_input_transcript.py [--out bench/out/bad-input.txt]
+
+Each USI case sends its lines to a fresh `python -m usi_engine`, waits for the answer it
+owes (bestmove/checkmate/readyok) and prints every line both ways; each CLI case prints
+the command, stdout, stderr and the exit code.  Nothing here is asserted: the tests
+(tests/test_usi_input.py, tests/test_cli.py) do that; this is the record to read.
+"""
+from __future__ import annotations
+
+import argparse
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+ENGINE = [sys.executable, "-m", "usi_engine"]
+
+USI_CASES = [
+    ("go depth 2^31", ["position startpos", "go depth 2147483648 movetime 300"], "bestmove"),
+    ("go nodes 2^63", ["position startpos", "go nodes 9223372036854775808 movetime 300"],
+     "bestmove"),
+    ("go mate 2^63", ["position sfen 4k4/9/4P4/9/9/9/9/9/4K4 b G 1",
+                      "go mate 9223372036854775808"], "checkmate"),
+    ("no king at all", ["position startpos moves 7g7f", "position sfen 9/9/9/9/9/9/9/9/9 b - 1",
+                        "go depth 1"], "bestmove"),
+    ("Arabic-Indic digits", ["position sfen 4k4/9/9/9/9/9/9/9/4K\u0664 b - 1",
+                             "go depth \u0669", "stop"], "bestmove"),
+    ("debug o", ["debug o", "isready"], "readyok"),
+    ("a 100 kB token", ["x" * 100_000, "isready"], "readyok"),
+    ("the final info", ["position startpos", "go depth 2"], "bestmove"),
+]
+
+CLI_CASES = [
+    ["mate", "--hash", "0", "4k4/9/4P4/9/9/9/9/9/9 b G 1"],
+    ["mate", "--time-ms", "9223372036854775808", "4k4/9/4P4/9/9/9/9/9/9 b G 1"],
+    ["mate", "--time-ms", "-5", "4k4/9/4P4/9/9/9/9/9/9 b G 1"],
+    ["perft", "99999999999"],
+    ["bench", "--depth", "99999999999"],
+    ["mate", "9/9/9/9/9/9/9/9/9 b - 1"],
+    ["mate", "sfen 4k4/9/4P4/9/9/9/9/9/9 b G 1"],
+    ["perft", "4", "--sfen", "startpos moves 7g7f"],
+    ["--version"],
+]
+
+
+def shorten(text: str, limit: int = 160) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
+def usi_case(title: str, lines: list[str], until: str) -> list[str]:
+    out = [f"## USI: {title}"]
+    proc = subprocess.Popen(ENGINE, cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdin is not None and proc.stdout is not None
+    for line in lines:
+        out.append("> " + shorten(line))
+        proc.stdin.write(line + "\n")
+    proc.stdin.flush()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        answer = proc.stdout.readline().rstrip("\n")
+        if not answer:
+            break
+        out.append("< " + shorten(answer))
+        if answer.split()[0] == until:
+            break
+    proc.stdin.write("quit\n")
+    proc.stdin.close()
+    proc.wait(timeout=5)
+    return out
+
+
+def ctrl_c_case() -> list[str]:
+    out = ["## USI: Ctrl-C (SIGINT) while idle"]
+    proc = subprocess.Popen(ENGINE, cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=5)
+    out.append(f"exit code {proc.returncode}; stderr {stderr!r}; stdout {stdout!r}")
+    return out
+
+
+def cli_case(args: list[str]) -> list[str]:
+    proc = subprocess.run(ENGINE + args, cwd=REPO, capture_output=True, text=True, timeout=120)
+    out = ["## CLI: usi-engine " + " ".join(a if " " not in a else repr(a) for a in args)]
+    out += ["stdout: " + line for line in proc.stdout.splitlines()]
+    out += ["stderr: " + line for line in proc.stderr.splitlines()]
+    out.append(f"exit code {proc.returncode}")
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", default=str(REPO / "bench" / "out" / "bad-input.txt"))
+    args = parser.parse_args()
+    text = [f"# bad-input transcript, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"]
+    for title, lines, until in USI_CASES:
+        text += usi_case(title, lines, until) + [""]
+    text += ctrl_c_case() + [""]
+    for case in CLI_CASES:
+        text += cli_case(case) + [""]
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text("\n".join(text) + "\n")
+    print("\n".join(text))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
