@@ -21,6 +21,7 @@ length as terminal rules.
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy, memset
+from libc.math cimport log
 
 from usi_engine.types cimport *
 from usi_engine.bitboard cimport *
@@ -32,6 +33,7 @@ from usi_engine.position cimport (Pos, Position, StateInfo, state, in_check, pos
                                   REPETITION_LOSE)
 from usi_engine.movegen cimport GEN_LEGAL, GEN_CAPTURES, generate, gives_check, mate_in_one
 from usi_engine.evaluate cimport evaluate, piece_value
+from usi_engine.see cimport see_ge, see_value
 from usi_engine.tt cimport (TT, TTEntry, BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT,
                             tt_resize, tt_clear, tt_free, tt_new_search, tt_probe, tt_store,
                             tt_hashfull)
@@ -53,6 +55,20 @@ cdef enum:
     NO_DEADLINE = 0
 
 cdef int64_t INFO_INTERVAL_NS = 500000000
+
+# Late-move reductions grow with the log of the depth and of the move number (as in
+# Stockfish-family searches): in shogi the quiet tail, drops included, is long.
+cdef int LMR_TABLE[64][64]
+
+
+cdef void _init_reductions() noexcept nogil:
+    cdef int d, m
+    for d in range(64):
+        for m in range(64):
+            LMR_TABLE[d][m] = 0 if d == 0 or m == 0 else <int>(0.4 + log(d) * log(m) / 1.9)
+
+
+_init_reductions()
 
 
 cdef struct RootMove:
@@ -82,6 +98,7 @@ cdef struct Context:
     void* owner                   # the Searcher, for progress callbacks under the GIL
     int current_depth
     int killers[MAX_PLY][2]
+    int static_evals[MAX_PLY + 2]   # per ply, -VALUE_INFINITE when in check
     int history[2][88][81]
     int pv[MAX_PLY][MAX_PLY]
     int pv_length[MAX_PLY]
@@ -175,10 +192,12 @@ cdef void score_moves(Context* c, const int* moves, int* scores, int n, int tt_m
         victim = captured_type(p, m)
         promo_gain = 0
         if move_is_promotion(m):
-            promo_gain = piece_value(moved_type(p, m) + PROMOTED) - piece_value(moved_type(p, m))
+            promo_gain = see_value(moved_type(p, m) + PROMOTED) - see_value(moved_type(p, m))
         if victim != EMPTY or promo_gain:
-            scores[i] = (1 << 24) + 16 * (piece_value(victim) + promo_gain) \
-                        - piece_value(moved_type(p, m)) // 8
+            # winning and even captures first (most valuable victim, least valuable
+            # attacker); those that lose material after every quiet move
+            scores[i] = 16 * (see_value(victim) + promo_gain) - see_value(moved_type(p, m)) // 8
+            scores[i] += (1 << 24) if see_ge(p, m, 0) else -(1 << 22)
         elif m == c.killers[ply][0]:
             scores[i] = (1 << 23) + 1
         elif m == c.killers[ply][1]:
@@ -242,15 +261,6 @@ cdef inline int terminal_value(Context* c, int ply, bint* done) noexcept nogil:
     return 0
 
 
-cdef inline bint _loses_material(const Pos* p, int m, int victim) noexcept nogil:
-    """A rough static-exchange test: the mover is worth clearly more than what it
-    takes and the opponent guards the square."""
-    cdef int mover = moved_type(p, m)
-    if move_is_promotion(m) or piece_value(mover) <= piece_value(victim) + 50:
-        return False
-    return is_attacked(p, p.side ^ 1, move_to(m), p.occupied)
-
-
 cdef inline bint _safe_square(const Pos* p, int m) noexcept nogil:
     """The moved or dropped piece does not stand where the opponent can take it."""
     cdef bb_t occ = p.occupied | bb_square(move_to(m))
@@ -307,11 +317,15 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
         m = pick_best(moves, scores, i, n)
         if not checked:
             victim = captured_type(p, m)
+            # quiet promotions: only the pawn's (a silver or a lance gains little, and
+            # a bishop or rook promotes at leisure); the rest belong to the main search
+            if victim == EMPTY and moved_type(p, m) != PAWN:
+                continue
             # delta pruning: even winning the piece cannot lift us to alpha
             if stand_pat + piece_value(victim) + 200 < alpha and not move_is_promotion(m):
                 continue
-            # a capture that gives up more than it wins on a guarded square
-            if _loses_material(p, m, victim):
+            # a capture that gives up more than it wins
+            if not see_ge(p, m, 0):
                 continue
         pos_do_move(p, m)
         v = -qsearch(c, -beta, -alpha, ply + 1, qply + 1)
@@ -342,7 +356,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     cdef int n, i, m, v, best, best_move = 0, tt_move = 0, tt_value = VALUE_NONE
     cdef int static_eval, new_depth, reduction, searched = 0, bound
     cdef int old_alpha = alpha
-    cdef bint checked, found, done, quiet, check_given
+    cdef bint checked, found, done, quiet, check_given, improving
     cdef TTEntry* e
     cdef uint64_t key
 
@@ -381,6 +395,10 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
 
     checked = in_check(p)
     static_eval = -VALUE_INFINITE if checked else (e.eval if found else evaluate(p))
+    c.static_evals[ply] = static_eval
+    # improving: the static score rose since our previous move (or cannot be compared)
+    improving = not checked and (ply < 2 or c.static_evals[ply - 2] == -VALUE_INFINITE
+                                 or static_eval > c.static_evals[ply - 2])
 
     if not pv_node and not checked and abs(beta) < VALUE_MATE_IN_MAX_PLY:
         # reverse futility: far above beta near the leaves
@@ -420,7 +438,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         if (ply and not pv_node and not checked and quiet and not check_given
                 and best > -VALUE_MATE_IN_MAX_PLY):
             # late-move pruning: drops make the quiet tail of the list very long
-            if depth <= 4 and searched >= 4 + 2 * depth * depth:
+            if depth <= 5 and searched >= (3 + depth * depth) * (1 + improving):
                 continue
             # futility: a quiet move cannot lift a hopeless static score to alpha
             if depth <= 3 and static_eval + 120 + 150 * depth <= alpha:
@@ -428,17 +446,15 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         # check extension for checks the opponent cannot simply take, bounded so that
         # perpetual-check lines cannot run away
         new_depth = depth - 1
-        if check_given and ply < 2 * c.current_depth and _safe_square(p, m):
-            new_depth += 1
+        reduction = 0
+        if depth >= 3 and searched >= 1 + 2 * pv_node and quiet and not checked and not check_given:
+            reduction = _late_move_reduction(c, m, depth, searched, ply, pv_node, improving)
+            if reduction > new_depth - 1:
+                reduction = new_depth - 1
         pos_do_move(p, m)
         if searched == 0:
             v = -search(c, new_depth, -beta, -alpha, ply + 1, pv_node, True)
         else:
-            reduction = 0
-            if depth >= 3 and searched >= 3 and quiet and not checked and not check_given:
-                reduction = 1 + (searched >= 8) + (depth >= 8 and searched >= 16) - pv_node
-                if reduction < 0:
-                    reduction = 0
             v = -search(c, new_depth - reduction, -alpha - 1, -alpha, ply + 1, False, True)
             if v > alpha and reduction:
                 v = -search(c, new_depth, -alpha - 1, -alpha, ply + 1, False, True)
@@ -475,6 +491,18 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     tt_store(c.tt, e, key, value_to_tt(best, ply), bound, depth, best_move,
              static_eval if static_eval > -VALUE_INFINITE else 0)
     return best
+
+
+cdef inline int _late_move_reduction(Context* c, int m, int depth, int searched, int ply,
+                                     bint pv_node, bint improving) noexcept nogil:
+    """Plies taken off a late quiet move: more the later and deeper, less in PV nodes,
+    for killers and for moves with a good history; never negative."""
+    cdef int r = LMR_TABLE[depth if depth < 64 else 63][searched + 1 if searched < 63 else 63]
+    r += (not improving) - pv_node
+    if m == c.killers[ply][0] or m == c.killers[ply][1]:
+        r -= 1
+    r -= c.history[c.pos.side][move_from(m)][move_to(m)] // 6000
+    return r if r > 0 else 0
 
 
 cdef int _root_moves_into(Context* c, int* moves) noexcept nogil:

@@ -77,6 +77,11 @@ cdef void tt_store(TT* tt, TTEntry* e, uint64_t key, int value, int bound, int d
     # keep the old move when the new result has none for the same position
     if move or e.key != key:
         e.move = move
+    # a shallower result of the same position (a quiescence score over a deep one)
+    # does not erase the deeper entry of this search, unless it is exact
+    if (e.key == key and bound != BOUND_EXACT and e.depth > (depth if depth > 0 else 0) + 3
+            and (e.gen_bound >> 2) == tt.generation):
+        return
     e.key = key
     e.value = value
     e.eval = eval
