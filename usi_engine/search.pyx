@@ -704,17 +704,57 @@ cdef class Searcher:
         self.completed_lines = []
         for d in range(1, max_depth + 1):
             c.current_depth = d
+            previous_best = c.root_moves[0].move
+            previous_score = c.root_moves[0].score
             with nogil:
                 self._iterate(d)
             if c.aborted and d > 1:
-                # an iteration cut off mid-way may hold aspiration bounds, not scores
+                # an iteration cut off mid-way may hold aspiration bounds, not scores;
+                # but a move that beat the previous best in it was searched in full
+                self._adopt_partial_best(previous_best)
                 break
             completed = d
             self._snapshot_lines()
             self._emit_iteration(d)
-            if c.aborted or self._soft_deadline_passed() or self._mate_settled(d):
+            if c.aborted or self._mate_settled(d):
+                break
+            if self._next_iteration_would_overrun(previous_best, previous_score):
                 break
         return self._result(completed)
+
+    cdef void _adopt_partial_best(self, int previous_best):
+        """After a cut-off iteration: a root move other than the previous best that
+        holds a score was searched completely and beat the previous best's score at
+        the new depth, so it is the better move; report it in place of the old line."""
+        cdef RootMove* rm = &self.ctx.root_moves[0]
+        if (self.multipv != 1 or rm.move == previous_best or rm.score == -VALUE_INFINITE
+                or not self.completed_lines):
+            return
+        self.completed_lines = [(rm.move, rm.score, rm.seldepth,
+                                 [rm.pv[i] for i in range(rm.pv_length)])]
+
+    cdef bint _next_iteration_would_overrun(self, int previous_best, int previous_score):
+        """Past the soft deadline, or past the share of it after which the next
+        iteration is unlikely to finish: 60% of the soft budget, the whole of it while
+        the best move changes or its score falls."""
+        cdef int64_t soft = atomic_load_i64(&self.soft_deadline)
+        cdef int64_t hard = atomic_load_i64(&self.hard_deadline)
+        cdef int64_t now = monotonic_ns()
+        cdef RootMove* rm = &self.ctx.root_moves[0]
+        cdef bint unstable
+        if soft == NO_DEADLINE:
+            return False
+        if now >= soft:
+            return True
+        if hard != NO_DEADLINE and soft >= hard:
+            # byoyomi: the time cannot be saved, and a cut-off iteration still
+            # contributes its completed better moves
+            return False
+        unstable = (rm.move != previous_best
+                    or (previous_score != -VALUE_INFINITE and rm.score < previous_score - 30))
+        if unstable:
+            return False
+        return now - self.ctx.start_ns >= (soft - self.ctx.start_ns) * 6 // 10
 
     def _mate_probe(self, Position position, int time_ms, searchmoves):
         """A short df-pn run before the tree search: a proved mate is played at once,
@@ -772,10 +812,6 @@ cdef class Searcher:
                     break
                 delta += delta // 2 + 20
             _sort_root_moves(c, 0)
-
-    cdef bint _soft_deadline_passed(self):
-        cdef int64_t soft = atomic_load_i64(&self.soft_deadline)
-        return soft != NO_DEADLINE and monotonic_ns() >= soft
 
     cdef bint _mate_settled(self, int depth):
         # a mate found with every reply searched needs no deeper iteration
