@@ -593,11 +593,18 @@ def test_bestmove_resign_when_there_is_no_legal_move(engine):
     assert bestmove_of(lines) == ("resign", None)
 
 
-def test_bestmove_resign_when_mated_for_certain(engine):
+def test_a_mate_against_us_is_played_out_under_the_default_resign_value(engine):
+    lines, _ = engine.go(MATED_IN_2, "go depth 6")
+    # ResignValue 99999 never resigns: a mate counts as -(32000 - plies)
+    assert bestmove_of(lines)[0] not in ("resign", None)
+    # the score says it is lost: negative mate distance, from the loser's point of view
+    assert search_infos(lines)[-1]["score"] == ("mate", "-2")
+
+
+def test_a_mate_against_us_resigns_below_a_finite_resign_value(engine):
+    engine.send("setoption name ResignValue value 3000")
     lines, _ = engine.go(MATED_IN_2, "go depth 6")
     assert bestmove_of(lines) == ("resign", None)
-    # the score says so: negative mate distance, from the loser's point of view
-    assert search_infos(lines)[-1]["score"] == ("mate", "-2")
 
 
 def test_bestmove_resign_below_resign_value_only(engine):

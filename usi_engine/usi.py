@@ -161,6 +161,24 @@ def format_mate_info(info: dict[str, Any]) -> str:
         int(info.get("hashfull", 0)))
 
 
+#: Centipawn equivalent of a mate score (mate in n plies = MATE_CP - n), as engines
+#: compare it with ResignValue; above the largest ResignValue is never reached.
+MATE_CP = 32000
+
+
+def _below_resign_value(result: Any, resign_value: int) -> bool:
+    """The search's score for us is below -ResignValue; a mate against us counts as
+    -(MATE_CP - plies), so the default 99999 never resigns, not even when mated."""
+    if result.score_mate is not None:
+        score = MATE_CP - abs(result.score_mate)
+        score = -score if result.score_mate < 0 else score
+    elif result.score_cp is not None:
+        score = result.score_cp
+    else:
+        return False
+    return score < -resign_value
+
+
 def format_info(info: dict[str, Any], multipv: bool = False) -> str:
     """One USI ``info`` line from a search progress dict (see search.Searcher).
 
@@ -681,14 +699,9 @@ class UsiEngine:
 
         analysing = job.plan.infinite or bool(options["USI_AnalyseMode"])
         resign_value = int(options["ResignValue"])
-        if not analysing:
-            if result.score_mate is not None and result.score_mate < 0:
-                lines.append(f"info string resign: mated in {-result.score_mate} plies")
-                return lines + ["bestmove resign"]
-            if (result.score_mate is None and result.score_cp is not None
-                    and resign_value < 99999 and result.score_cp < -resign_value):
-                lines.append(f"info string resign: score {result.score_cp} < -{resign_value}")
-                return lines + ["bestmove resign"]
+        if not analysing and _below_resign_value(result, resign_value):
+            lines.append(f"info string resign: score below -{resign_value}")
+            return lines + ["bestmove resign"]
 
         bestmove = f"bestmove {move_to_usi(best)}"
         ponder = int(result.ponder or 0)
