@@ -8,7 +8,8 @@ import os
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-MODULES = ["position", "movegen", "tt", "evaluate", "search", "mate"]
+MODULES = ["position", "movegen", "tt", "evaluate", "search",
+           "mate_table", "mate_dfpn", "mate_line", "mate"]
 
 compile_args = ["-O3", "-fno-strict-aliasing"]
 if os.environ.get("USI_ENGINE_NATIVE") == "1":

@@ -1,6 +1,8 @@
-"""Type stub of the df-pn tsume solver (usi_engine/mate.pyx).
+"""Type stub of the df-pn tsume solver's API (usi_engine/mate.pyx; the table, the df-pn
+core and the line reading are in mate_table, mate_dfpn and mate_line).
 
     >>> from usi_engine.position import Position
+from usi_engine.tt import HashMemory
     >>> from usi_engine.mate import MateSolver
     >>> solver = MateSolver()
     >>> solver.set_hash(64)
@@ -22,11 +24,15 @@ class MateResult:
         """'checkmate m1 ... mn', 'checkmate nomate' or 'checkmate timeout'."""
 
 class MateSolver:
-    """df-pn solver with its own table; one solve at a time.  stop() and
-    set_deadline() may be called from another thread during solve()."""
+    """df-pn solver; one solve at a time.  stop() and set_deadline() may be called
+    from another thread during solve(); Ctrl-C on the main thread interrupts it."""
+    megabytes: int
     def set_hash(self, megabytes: int) -> None:
-        """Allocate the table (ValueError below 1 MB; MemoryError keeps the old one)."""
-    def clear(self) -> None: ...
+        """A table of its own (ValueError below 1 MB; MemoryError keeps the old one)."""
+    def use_memory(self, memory: HashMemory, probe: bool = False) -> None:
+        """Work inside a shared block (the whole, or with probe the search's probe slice)."""
+    def clear(self) -> None:
+        """Forget the table (at no cost)."""
     def stop(self) -> None:
         """Ask the running solve to return as soon as possible (thread-safe)."""
     def clear_stop(self) -> None: ...

@@ -1,10 +1,11 @@
 # cython: language_level=3
 """Iterative-deepening principal variation search.
 
-The tree search is C code that runs without the GIL.  It polls a stop flag and the
-deadlines (written by the protocol thread through `stop()`/`set_deadlines()`) every
-1024 nodes, and takes the GIL only to report progress: at the end of each iteration
-and about every 500 ms.
+The tree search is C code that runs without the GIL.  Through `control` it polls the
+stop flag and the deadlines (written by the protocol thread through `stop()` and
+`set_deadlines()`) every 1024 nodes, and takes the GIL only to report progress (at
+the end of each iteration and about every 500 ms) and, on the main thread, to let
+Ctrl-C through.
 
 Techniques: aspiration windows, PVS, a transposition table, null-move pruning,
 reverse futility pruning, late-move reductions, check extension, quiescence on
@@ -18,6 +19,8 @@ length as terminal rules.
     >>> r.depth, r.best != 0
     (4, True)
 """
+import threading
+
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy, memset
@@ -35,11 +38,12 @@ from usi_engine.movegen cimport GEN_LEGAL, GEN_CAPTURES, generate, gives_check, 
 from usi_engine.evaluate cimport evaluate, piece_value
 from usi_engine.see cimport see_ge, see_value
 from usi_engine.tt cimport (TT, TTEntry, BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT,
-                            tt_resize, tt_clear, tt_free, tt_new_search, tt_probe, tt_store,
-                            tt_hashfull)
+                            HashMemory, WRITER_SEARCH, WRITER_MATE, tt_attach, tt_new_game,
+                            tt_new_search, tt_probe, tt_store, tt_hashfull)
 
-from usi_engine.atomics cimport (atomic_load_int, atomic_store_int, atomic_load_i64,
-                                 atomic_store_i64, monotonic_ns)
+from usi_engine.atomics cimport atomic_load_int, atomic_load_i64, atomic_store_i64, monotonic_ns
+from usi_engine.control cimport (Control, ctl_count, ctl_stop, ctl_clear_stop, ctl_start,
+                                 ctl_deadline_after, ctl_raise_pending, ctl_elapsed_ms)
 
 init_tables()
 
@@ -53,8 +57,6 @@ cdef enum:
     QSEARCH_MAX_PLIES = 16
     MATE1_MIN_DEPTH = 1      # nodes at least this deep look for a mate in one first
     NO_DEADLINE = 0
-
-cdef int64_t INFO_INTERVAL_NS = 500000000
 
 # Late-move reductions grow with the log of the depth and of the move number (as in
 # Stockfish-family searches): in shogi the quiet tail, drops included, is long.
@@ -84,18 +86,10 @@ cdef struct Context:
     Pos pos
     TT* tt
     int root_sp
-    uint64_t nodes
-    uint64_t node_limit
     int max_game_ply
     bint entering_king_rule
     int seldepth
-    bint aborted
-    int* stop_flag
-    int64_t* soft_deadline        # absolute monotonic ns, 0 = none (written by other threads)
-    int64_t* hard_deadline
-    int64_t start_ns
-    int64_t last_info_ns
-    void* owner                   # the Searcher, for progress callbacks under the GIL
+    Control ctl                   # nodes, limits, stop, deadlines, Ctrl-C, progress
     int current_depth
     int killers[MAX_PLY][2]
     int static_evals[MAX_PLY + 2]   # per ply, -VALUE_INFINITE when in check
@@ -132,36 +126,11 @@ cdef inline int value_from_tt(int v, int ply) noexcept nogil:
     return v
 
 
-cdef void _report_progress(Context* c) noexcept with gil:
-    cdef Searcher owner = <Searcher>c.owner
+cdef void _report_progress(void* owner) noexcept with gil:
     try:
-        owner._emit_progress()
+        (<Searcher>owner)._emit_progress()
     except BaseException:
         pass   # a broken callback must not kill the search
-
-
-cdef inline void poll(Context* c) noexcept nogil:
-    """Stop flag, node limit and hard deadline; periodic progress report."""
-    cdef int64_t now, hard
-    if atomic_load_int(c.stop_flag):
-        c.aborted = True
-        return
-    now = monotonic_ns()
-    hard = atomic_load_i64(c.hard_deadline)
-    if hard != NO_DEADLINE and now >= hard:
-        c.aborted = True
-        return
-    if now - c.last_info_ns >= INFO_INTERVAL_NS:
-        c.last_info_ns = now
-        _report_progress(c)
-
-
-cdef inline void count_node(Context* c) noexcept nogil:
-    c.nodes += 1
-    if c.node_limit and c.nodes >= c.node_limit:
-        c.aborted = True
-    elif (c.nodes & 1023) == 0:
-        poll(c)
 
 
 cdef inline int captured_type(const Pos* p, int m) noexcept nogil:
@@ -281,9 +250,9 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
     cdef int old_alpha = alpha
     cdef int best_move = 0
     cdef uint64_t key = position_key(p)
-    count_node(c)
+    ctl_count(&c.ctl)
     c.pv_length[ply] = 0
-    if c.aborted:
+    if c.ctl.aborted:
         return 0
     if ply > c.seldepth:
         c.seldepth = ply
@@ -330,7 +299,7 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
         pos_do_move(p, m)
         v = -qsearch(c, -beta, -alpha, ply + 1, qply + 1)
         pos_undo_move(p)
-        if c.aborted:
+        if c.ctl.aborted:
             return 0
         if v > best:
             best = v
@@ -362,9 +331,9 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
 
     if depth <= 0:
         return qsearch(c, alpha, beta, ply, 0)
-    count_node(c)
+    ctl_count(&c.ctl)
     c.pv_length[ply] = 0
-    if c.aborted:
+    if c.ctl.aborted:
         return 0
     if ply > c.seldepth:
         c.seldepth = ply
@@ -410,7 +379,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
             pos_do_null(p)
             v = -search(c, depth - 1 - reduction, -beta, -beta + 1, ply + 1, False, False)
             pos_undo_null(p)
-            if c.aborted:
+            if c.ctl.aborted:
                 return 0
             if v >= beta:
                 return beta if v >= VALUE_MATE_IN_MAX_PLY else v
@@ -461,7 +430,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
             if v > alpha and pv_node and v < beta:
                 v = -search(c, new_depth, -beta, -alpha, ply + 1, True, True)
         pos_undo_move(p)
-        if c.aborted:
+        if c.ctl.aborted:
             return 0
         searched += 1
         if ply == 0:
@@ -577,21 +546,24 @@ def _score_fields(int v) -> dict:
 
 
 cdef class Searcher:
-    """Owns the transposition table and histories; runs one search at a time.
+    """Owns the table memory (USI_Hash), the transposition table and histories; runs
+    one search at a time.
 
     `search` blocks the calling thread (with the GIL released inside); `stop` and
-    `set_deadlines` may be called from any other thread meanwhile.
+    `set_deadlines` may be called from any other thread meanwhile; Ctrl-C on the main
+    thread interrupts it (KeyboardInterrupt).  The memory is one block: the table
+    uses it all but a slice (1/8, at most 16 MB) kept for the mate probe, and the
+    tsume solver of `mate_solver()` (`go mate`) works inside the whole of it.
     """
     cdef TT tt
+    cdef HashMemory memory
     cdef Context* ctx
-    cdef int stop_flag
-    cdef int64_t soft_deadline
-    cdef int64_t hard_deadline
     cdef object on_info
     cdef int multipv
     cdef bint searching
     cdef list completed_lines     # [(move, score, seldepth, pv)] of the last whole iteration
-    cdef object mate_solver       # df-pn for the root mate probe, built on first use
+    cdef object solver            # the df-pn solver inside this memory, built on first use
+    cdef bint probing             # the solver is running the root mate probe
 
     def __cinit__(self):
         memset(&self.tt, 0, sizeof(TT))
@@ -601,27 +573,63 @@ cdef class Searcher:
         self.ctx.root_moves = <RootMove*>calloc(MAX_ROOT_MOVES, sizeof(RootMove))
         if self.ctx.root_moves == NULL:
             raise MemoryError()
+        self.ctx.ctl.owner = <void*>self
+        self.ctx.ctl.report = _report_progress
 
     def __dealloc__(self):
-        tt_free(&self.tt)
         if self.ctx != NULL:
             pos_free(&self.ctx.pos)
             free(self.ctx.root_moves)
             free(self.ctx)
 
     def set_hash(self, int megabytes) -> None:
-        """(Re)allocate the transposition table; MemoryError keeps the old one."""
+        """Size the table memory: allocated and every page touched here, never during a
+        search (MemoryError keeps the old memory)."""
         if megabytes < 1:
             raise ValueError("hash size must be at least 1 MB")
-        if self.tt.table != NULL and self.tt.buckets == ((<uint64_t>megabytes << 20) // 64):
+        if self.memory is not None and self.memory.size == (<size_t>megabytes << 20):
             return
-        if tt_resize(&self.tt, megabytes) != 0:
-            raise MemoryError(f"cannot allocate a {megabytes} MB hash table")
+        self.use_memory(HashMemory(megabytes))
+
+    def use_memory(self, HashMemory memory not None) -> None:
+        """Use a block allocated elsewhere (e.g. by another thread, as `isready` does) as
+        the table memory.  Not during a search."""
+        if tt_attach(&self.tt, memory.base, memory.probe_offset()) != 0:
+            raise ValueError("memory too small for the hash table")
+        self.memory = memory
+        if self.solver is not None:
+            self.solver.use_memory(memory)
+
+    @property
+    def hash_mb(self) -> int:
+        """The size of the table memory in MB (0 before set_hash or use_memory)."""
+        return self.memory.megabytes if self.memory is not None else 0
+
+    def release_memory(self) -> None:
+        """Drop the table memory (so that a new block can be allocated without holding
+        both); the next search allocates 16 MB if nothing is given before it."""
+        self.memory = None
+        memset(&self.tt, 0, sizeof(TT))
+        if self.solver is not None:
+            self.solver = None
+
+    def mate_solver(self):
+        """The tsume solver working inside this searcher's memory (the whole block)."""
+        from usi_engine.mate import MateSolver
+        if self.memory is None:
+            self.set_hash(16)
+        if self.solver is None:
+            self.solver = MateSolver()
+        self.solver.use_memory(self.memory)
+        return self.solver
 
     def new_game(self) -> None:
-        """Forget everything learnt: TT, killers, history."""
+        """Forget everything learnt: TT, killers, history, the solver's table; at no cost
+        (nothing is cleared: the tables take a new salt and generation)."""
         if self.tt.table != NULL:
-            tt_clear(&self.tt)
+            tt_new_game(&self.tt)
+        if self.solver is not None:
+            self.solver.clear()
         memset(self.ctx.killers, 0, sizeof(self.ctx.killers))
         memset(self.ctx.history, 0, sizeof(self.ctx.history))
 
@@ -630,35 +638,46 @@ cdef class Searcher:
 
     def stop(self) -> None:
         """Ask the running search to return as soon as possible (thread-safe)."""
-        atomic_store_int(&self.stop_flag, 1)
-        if self.mate_solver is not None:
-            self.mate_solver.stop()
+        ctl_stop(&self.ctx.ctl)
+        if self.probing and self.solver is not None:
+            self.solver.stop()
 
     def clear_stop(self) -> None:
         """Forget an earlier stop().  A caller that starts the search in another thread
         calls this first and then search(clear_stop=False), so that a stop() arriving
         in between is not lost."""
-        atomic_store_int(&self.stop_flag, 0)
+        ctl_clear_stop(&self.ctx.ctl)
 
     def set_deadlines(self, soft_ms, hard_ms) -> None:
         """Replace the time limits, in ms from now; None means no limit (thread-safe)."""
-        cdef int64_t now = monotonic_ns()
-        atomic_store_i64(&self.soft_deadline,
-                         NO_DEADLINE if soft_ms is None else now + <int64_t>(max(soft_ms, 0) * 1000000))
-        atomic_store_i64(&self.hard_deadline,
-                         NO_DEADLINE if hard_ms is None else now + <int64_t>(max(hard_ms, 0) * 1000000))
+        atomic_store_i64(&self.ctx.ctl.soft_deadline, ctl_deadline_after(soft_ms))
+        atomic_store_i64(&self.ctx.ctl.hard_deadline, ctl_deadline_after(hard_ms))
 
     def search(self, Position position not None, *, int depth=0, long long nodes=0,
                soft_ms=None, hard_ms=None, int multipv=1, searchmoves=None,
                int max_game_ply=0, bint entering_king_rule=True, on_info=None,
                bint clear_stop=True, int mate_probe_ms=0):
         """Search position (which is not modified) and return a SearchResult."""
+        try:
+            return self._search(position, depth, nodes, soft_ms, hard_ms, multipv,
+                                searchmoves, max_game_ply, entering_king_rule, on_info,
+                                clear_stop, mate_probe_ms)
+        finally:
+            self.on_info = None
+            ctl_raise_pending(&self.ctx.ctl)
+
+    def _search(self, Position position, int depth, long long nodes, soft_ms, hard_ms,
+                int multipv, searchmoves, int max_game_ply, bint entering_king_rule, on_info,
+                bint clear_stop, int mate_probe_ms):
         cdef Context* c = self.ctx
         cdef int moves[MAX_MOVES]
         cdef int n, i, d, max_depth
         cdef set allowed
-        if self.tt.table == NULL:
+        if self.memory is None:
             self.set_hash(16)
+        if self.memory.last_writer == WRITER_MATE:
+            tt_new_game(&self.tt)       # the solver has written over the table
+        self.memory.last_writer = WRITER_SEARCH
         if pos_copy(&c.pos, &position.pos) != 0 or not pos_reserve(&c.pos, MAX_PLY + 16):
             raise MemoryError()
         n = generate(&c.pos, moves, GEN_LEGAL)
@@ -676,21 +695,14 @@ cdef class Searcher:
         if n == 0:
             return SearchResult()
         if clear_stop:
-            self.stop_flag = 0
+            ctl_clear_stop(&c.ctl)
         self.set_deadlines(soft_ms, hard_ms)
         c.tt = &self.tt
         c.root_sp = c.pos.sp
-        c.nodes = 0
-        c.node_limit = nodes if nodes > 0 else 0
+        ctl_start(&c.ctl, nodes if nodes > 0 else 0,
+                  threading.current_thread() is threading.main_thread())
         c.max_game_ply = max_game_ply
         c.entering_king_rule = entering_king_rule
-        c.stop_flag = &self.stop_flag
-        c.soft_deadline = &self.soft_deadline
-        c.hard_deadline = &self.hard_deadline
-        c.start_ns = monotonic_ns()
-        c.last_info_ns = c.start_ns
-        c.owner = <void*>self
-        c.aborted = False
         c.seldepth = 0
         self.on_info = on_info
         self.multipv = max(1, min(multipv, n))
@@ -708,7 +720,7 @@ cdef class Searcher:
             previous_score = c.root_moves[0].score
             with nogil:
                 self._iterate(d)
-            if c.aborted and d > 1:
+            if c.ctl.aborted and d > 1:
                 # an iteration cut off mid-way may hold aspiration bounds, not scores;
                 # but a move that beat the previous best in it was searched in full
                 self._adopt_partial_best(previous_best)
@@ -716,7 +728,7 @@ cdef class Searcher:
             completed = d
             self._snapshot_lines()
             self._emit_iteration(d)
-            if c.aborted or self._mate_settled(d):
+            if c.ctl.aborted or self._mate_settled(d):
                 break
             if self._next_iteration_would_overrun(previous_best, previous_score):
                 break
@@ -737,8 +749,8 @@ cdef class Searcher:
         """Past the soft deadline, or past the share of it after which the next
         iteration is unlikely to finish: 60% of the soft budget, the whole of it while
         the best move changes or its score falls."""
-        cdef int64_t soft = atomic_load_i64(&self.soft_deadline)
-        cdef int64_t hard = atomic_load_i64(&self.hard_deadline)
+        cdef int64_t soft = atomic_load_i64(&self.ctx.ctl.soft_deadline)
+        cdef int64_t hard = atomic_load_i64(&self.ctx.ctl.hard_deadline)
         cdef int64_t now = monotonic_ns()
         cdef RootMove* rm = &self.ctx.root_moves[0]
         cdef bint unstable
@@ -754,26 +766,31 @@ cdef class Searcher:
                     or (previous_score != -VALUE_INFINITE and rm.score < previous_score - 30))
         if unstable:
             return False
-        return now - self.ctx.start_ns >= (soft - self.ctx.start_ns) * 6 // 10
+        return now - self.ctx.ctl.start_ns >= (soft - self.ctx.ctl.start_ns) * 6 // 10
 
     def _mate_probe(self, Position position, int time_ms, searchmoves):
-        """A short df-pn run before the tree search: a proved mate is played at once,
-        with its exact distance (alpha-beta would need the full depth to see it)."""
+        """A short df-pn run before the tree search, in the memory's probe slice: a
+        proved mate is played at once, with its exact distance (alpha-beta would need
+        the full depth to see it)."""
         from usi_engine.mate import MateSolver
-        if self.mate_solver is None:
-            self.mate_solver = MateSolver()
-            self.mate_solver.set_hash(16)
-        self.mate_solver.clear_stop()
-        if atomic_load_int(&self.stop_flag):
-            return None
-        result = self.mate_solver.solve(position, time_ms=time_ms, clear_stop=False)
-        self.mate_solver.clear()
+        if self.solver is None:
+            self.solver = MateSolver()
+        solver = self.solver
+        solver.use_memory(self.memory, probe=True)
+        solver.clear_stop()
+        self.probing = True
+        try:
+            if atomic_load_int(&self.ctx.ctl.stop):
+                return None
+            result = solver.solve(position, time_ms=time_ms, clear_stop=False)
+        finally:
+            self.probing = False
         if result.status != "mate" or (searchmoves and result.pv[0] not in searchmoves):
             return None
         pv = result.pv
         info = {"depth": len(pv), "seldepth": len(pv), "nodes": result.nodes,
                 "nps": result.nodes * 1000 // max(result.time_ms, 1), "time_ms": result.time_ms,
-                "hashfull": self.mate_solver.hashfull(), "multipv": 1, "pv": list(pv),
+                "hashfull": solver.hashfull(), "multipv": 1, "pv": list(pv),
                 "bound": None, "score_mate": len(pv)}
         if self.on_info is not None:
             self.on_info(info)
@@ -801,7 +818,7 @@ cdef class Searcher:
                 c.seldepth = 0
                 v = search(c, depth, alpha, beta, 0, True, False)
                 _sort_root_moves(c, k)
-                if c.aborted:
+                if c.ctl.aborted:
                     return
                 if v <= alpha:
                     beta = (alpha + beta) // 2
@@ -820,7 +837,7 @@ cdef class Searcher:
                 and VALUE_MATE - abs(v) <= depth)
 
     def _elapsed_ms(self) -> int:
-        return (monotonic_ns() - self.ctx.start_ns) // 1000000
+        return ctl_elapsed_ms(&self.ctx.ctl)
 
     def _snapshot_lines(self) -> None:
         cdef Context* c = self.ctx
@@ -838,8 +855,8 @@ cdef class Searcher:
         cdef Context* c = self.ctx
         move, v, seldepth, pv = self.completed_lines[index]
         elapsed = max(self._elapsed_ms(), 0)
-        info = {"depth": depth, "seldepth": max(seldepth, depth), "nodes": c.nodes,
-                "nps": c.nodes * 1000 // elapsed if elapsed > 0 else c.nodes * 1000,
+        info = {"depth": depth, "seldepth": max(seldepth, depth), "nodes": c.ctl.nodes,
+                "nps": c.ctl.nodes * 1000 // elapsed if elapsed > 0 else c.ctl.nodes * 1000,
                 "time_ms": elapsed, "hashfull": self.hashfull(), "multipv": index + 1,
                 "pv": list(pv), "bound": None}
         if v == -VALUE_INFINITE:
@@ -876,7 +893,7 @@ cdef class Searcher:
         return SearchResult(best=move, ponder=pv[1] if len(pv) > 1 else 0,
                             score_cp=fields.get("score_cp", 0),
                             score_mate=fields.get("score_mate"), depth=completed,
-                            seldepth=max(seldepth, completed), nodes=c.nodes,
+                            seldepth=max(seldepth, completed), nodes=c.ctl.nodes,
                             time_ms=self._elapsed_ms(), pv=pv)
 
 

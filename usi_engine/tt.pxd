@@ -1,4 +1,5 @@
-# Transposition table: 4-entry buckets of 16-byte entries (one cache line a bucket).
+# Transposition table: 4-entry buckets of 16-byte entries (one cache line a bucket),
+# inside a HashMemory block that the tsume solver may share.
 from libc.stdint cimport int16_t, uint8_t, uint16_t, uint64_t
 
 cdef enum:
@@ -7,25 +8,40 @@ cdef enum:
     BOUND_LOWER = 2
     BOUND_EXACT = 3
     TT_BUCKET_SIZE = 4
+    GENERATIONS = 64         # generation counter: 6 bits
+
+    # who wrote to a HashMemory block last (HashMemory.last_writer)
+    WRITER_NONE = 0
+    WRITER_SEARCH = 1        # the search's table (all but the probe slice)
+    WRITER_MATE = 2          # the solver, over the whole block (go mate)
+    WRITER_PROBE = 3         # the solver, in the probe slice (the search's mate probe)
 
 cdef struct TTEntry:
-    uint64_t key
+    uint64_t key             # the position's key xor the table's salt
     int16_t value
     int16_t eval
     uint16_t move
-    uint8_t depth          # depth + 1, so 0 marks an empty slot
-    uint8_t gen_bound      # generation << 2 | bound
+    uint8_t depth            # depth + 1, so 0 marks an empty slot
+    uint8_t gen_bound        # generation << 2 | bound
 
 cdef struct TT:
     TTEntry* table
     uint64_t buckets
     uint8_t generation
+    uint64_t salt            # changed by tt_new_game: older entries never match again
 
-cdef int tt_resize(TT* tt, size_t megabytes) noexcept nogil
-cdef void tt_clear(TT* tt) noexcept nogil
-cdef void tt_free(TT* tt) noexcept nogil
+cdef class HashMemory:
+    """One zeroed, page-touched block of table memory (the USI_Hash budget)."""
+    cdef char* base
+    cdef readonly size_t size
+    cdef public int last_writer
+    cdef size_t probe_offset(self) noexcept nogil
+
+cdef int tt_attach(TT* tt, void* memory, size_t bytes) noexcept nogil
+cdef void tt_new_game(TT* tt) noexcept nogil
 cdef void tt_new_search(TT* tt) noexcept nogil
 cdef TTEntry* tt_probe(TT* tt, uint64_t key, bint* found) noexcept nogil
 cdef void tt_store(TT* tt, TTEntry* e, uint64_t key, int value, int bound, int depth,
                    int move, int eval) noexcept nogil
 cdef int tt_hashfull(const TT* tt) noexcept nogil
+cdef uint64_t next_salt() noexcept nogil

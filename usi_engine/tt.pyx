@@ -1,48 +1,102 @@
 # cython: language_level=3
-"""Transposition table sized in megabytes (USI_Hash).
+"""Transposition table inside a block of memory sized in megabytes (USI_Hash).
+
+One block (`HashMemory`) holds every table: the search's table uses it all but a
+slice at the end (1/8 of it, at most 16 MB) where the mate probe run before each
+search keeps its table, and `go mate` gives the tsume solver the whole block.  The
+block is allocated and every page touched once, when it is sized (`isready`);
+nothing clears it afterwards.  Instead each table stores keys xor a salt and a
+generation: a new game (or the solver having written over the block) takes a new
+salt, so that what is there never matches again and counts as the oldest data.
 
 Replacement: within the key's bucket, a slot holding the same key, else an empty one,
-else the one with the lowest depth, entries from older searches counting as 8 plies
-shallower, so the table keeps working indefinitely once full.
+else the one with the lowest depth less 8 plies per generation of age, so the table
+keeps working indefinitely once full and older games' entries go first.
 """
 from libc.stdint cimport uint64_t
-from libc.string cimport memset
 
 from usi_engine.bigmem cimport big_zalloc, big_free
 
 from usi_engine.bitboard cimport bb_t
 
+cdef enum:
+    MB = 1 << 20
+    PROBE_MAX_BYTES = 16 << 20
+    REGION_ALIGN = 256       # a solver bucket (8 x 32 bytes) and 4 search buckets
 
-cdef int tt_resize(TT* tt, size_t megabytes) noexcept nogil:
-    """Allocate megabytes of table (zeroed).  Returns 0, or -1 when out of memory (the
-    old table is then kept)."""
-    cdef uint64_t buckets = (<uint64_t>megabytes << 20) // (TT_BUCKET_SIZE * sizeof(TTEntry))
-    if buckets < 1:
-        buckets = 1
-    cdef TTEntry* table = <TTEntry*>big_zalloc(buckets * TT_BUCKET_SIZE * sizeof(TTEntry))
-    if table == NULL:
+cdef uint64_t _salt_state = 0x243F6A8885A308D3ULL
+
+
+cdef uint64_t next_salt() noexcept nogil:
+    """A new nonzero 64-bit salt (splitmix64 of a counter)."""
+    global _salt_state
+    _salt_state += 0x9E3779B97F4A7C15ULL
+    cdef uint64_t z = _salt_state
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
+    return (z ^ (z >> 31)) | 1
+
+
+cdef class HashMemory:
+    """A block of `megabytes` MB of table memory, zeroed and with every page touched
+    (so that the cost is paid here, at `isready`, and RSS is the size from then on).
+    The allocation runs without the GIL, so another thread may do it while the
+    protocol thread goes on reading.  MemoryError if the system refuses it.
+
+        >>> HashMemory(1).size
+        1048576
+    """
+
+    def __cinit__(self, int megabytes):
+        if megabytes < 1:
+            raise ValueError("hash size must be at least 1 MB")
+        cdef size_t size = <size_t>megabytes * MB
+        cdef void* p
+        with nogil:
+            p = big_zalloc(size)
+        if p == NULL:
+            raise MemoryError(f"cannot allocate {megabytes} MB of hash")
+        self.base = <char*>p
+        self.size = size
+        self.last_writer = WRITER_NONE
+
+    def __dealloc__(self):
+        big_free(self.base)
+        self.base = NULL
+
+    @property
+    def megabytes(self) -> int:
+        return self.size // MB
+
+    cdef size_t probe_offset(self) noexcept nogil:
+        """Where the mate probe's slice starts: the last eighth, at most 16 MB."""
+        cdef size_t probe = self.size // 8
+        if probe > PROBE_MAX_BYTES:
+            probe = PROBE_MAX_BYTES
+        return (self.size - probe) // REGION_ALIGN * REGION_ALIGN
+
+
+cdef int tt_attach(TT* tt, void* memory, size_t bytes) noexcept nogil:
+    """Use bytes of memory (at least one bucket) as the table, forgetting what it held.
+    Returns 0, or -1 if it is too small."""
+    cdef uint64_t buckets = bytes // (TT_BUCKET_SIZE * sizeof(TTEntry))
+    if buckets < 1 or memory == NULL:
         return -1
-    big_free(tt.table)
-    tt.table = table
+    tt.table = <TTEntry*>memory
     tt.buckets = buckets
-    tt.generation = 0
+    tt_new_game(tt)
     return 0
 
 
-cdef void tt_clear(TT* tt) noexcept nogil:
-    if tt.table != NULL:
-        memset(tt.table, 0, tt.buckets * TT_BUCKET_SIZE * sizeof(TTEntry))
-    tt.generation = 0
-
-
-cdef void tt_free(TT* tt) noexcept nogil:
-    big_free(tt.table)
-    tt.table = NULL
-    tt.buckets = 0
+cdef void tt_new_game(TT* tt) noexcept nogil:
+    """Forget every entry at no cost: a new salt (old keys never match) and a
+    generation 8 searches on (old entries are replaced first)."""
+    tt.salt = next_salt()
+    tt.generation = (tt.generation + 8) & (GENERATIONS - 1)
 
 
 cdef void tt_new_search(TT* tt) noexcept nogil:
-    tt.generation = (tt.generation + 1) & 63
+    tt.generation = (tt.generation + 1) & (GENERATIONS - 1)
 
 
 cdef inline TTEntry* _bucket(TT* tt, uint64_t key) noexcept nogil:
@@ -51,20 +105,25 @@ cdef inline TTEntry* _bucket(TT* tt, uint64_t key) noexcept nogil:
     return &tt.table[index * TT_BUCKET_SIZE]
 
 
+cdef inline int _age(const TT* tt, const TTEntry* e) noexcept nogil:
+    return (tt.generation - (e.gen_bound >> 2)) & (GENERATIONS - 1)
+
+
 cdef TTEntry* tt_probe(TT* tt, uint64_t key, bint* found) noexcept nogil:
     """The entry for key (found[0] = True), or the slot to overwrite (found[0] = False)."""
     cdef TTEntry* bucket = _bucket(tt, key)
     cdef TTEntry* victim = bucket
+    cdef uint64_t stored = key ^ tt.salt
     cdef int i, worth, best_worth = 1 << 30
     for i in range(TT_BUCKET_SIZE):
-        if bucket[i].key == key and bucket[i].depth:
+        if bucket[i].key == stored and bucket[i].depth:
             found[0] = True
             return &bucket[i]
     for i in range(TT_BUCKET_SIZE):
         if not bucket[i].depth:
             found[0] = False
             return &bucket[i]
-        worth = bucket[i].depth - (0 if (bucket[i].gen_bound >> 2) == tt.generation else 8)
+        worth = bucket[i].depth - 8 * _age(tt, &bucket[i])
         if worth < best_worth:
             best_worth = worth
             victim = &bucket[i]
@@ -74,15 +133,16 @@ cdef TTEntry* tt_probe(TT* tt, uint64_t key, bint* found) noexcept nogil:
 
 cdef void tt_store(TT* tt, TTEntry* e, uint64_t key, int value, int bound, int depth,
                    int move, int eval) noexcept nogil:
+    cdef uint64_t stored = key ^ tt.salt
     # keep the old move when the new result has none for the same position
-    if move or e.key != key:
+    if move or e.key != stored:
         e.move = move
     # a shallower result of the same position (a quiescence score over a deep one)
     # does not erase the deeper entry of this search, unless it is exact
-    if (e.key == key and bound != BOUND_EXACT and e.depth > (depth if depth > 0 else 0) + 3
+    if (e.key == stored and bound != BOUND_EXACT and e.depth > (depth if depth > 0 else 0) + 3
             and (e.gen_bound >> 2) == tt.generation):
         return
-    e.key = key
+    e.key = stored
     e.value = value
     e.eval = eval
     e.depth = (depth if depth > 0 else 0) + 1
@@ -93,6 +153,8 @@ cdef int tt_hashfull(const TT* tt) noexcept nogil:
     """Permille of the first 1000 slots used by the current search."""
     cdef int i, used = 0
     cdef uint64_t n = tt.buckets * TT_BUCKET_SIZE
+    if tt.table == NULL:
+        return 0
     if n > 1000:
         n = 1000
     for i in range(n):
