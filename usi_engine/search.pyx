@@ -84,6 +84,8 @@ cdef struct RootMove:
 
 cdef struct Context:
     Pos pos
+    RootMove best_line            # root_moves[0] after the last completed iteration
+    int completed_depth
     TT* tt
     int root_sp
     int max_game_ply
@@ -150,7 +152,10 @@ cdef inline bint is_quiet(const Pos* p, int m) noexcept nogil:
 
 
 cdef void score_moves(Context* c, const int* moves, int* scores, int n, int tt_move,
-                      int ply) noexcept nogil:
+                      int ply, bint sort_by_see) noexcept nogil:
+    """Order keys: TT move, captures and promotions (most valuable victim, least
+    valuable attacker; with sort_by_see, those that lose material after the quiet
+    moves), killers, then quiet moves by history."""
     cdef const Pos* p = &c.pos
     cdef int i, m, victim, promo_gain
     for i in range(n):
@@ -163,10 +168,8 @@ cdef void score_moves(Context* c, const int* moves, int* scores, int n, int tt_m
         if move_is_promotion(m):
             promo_gain = see_value(moved_type(p, m) + PROMOTED) - see_value(moved_type(p, m))
         if victim != EMPTY or promo_gain:
-            # winning and even captures first (most valuable victim, least valuable
-            # attacker); those that lose material after every quiet move
             scores[i] = 16 * (see_value(victim) + promo_gain) - see_value(moved_type(p, m)) // 8
-            scores[i] += (1 << 24) if see_ge(p, m, 0) else -(1 << 22)
+            scores[i] += (1 << 24) if not sort_by_see or see_ge(p, m, 0) else -(1 << 22)
         elif m == c.killers[ply][0]:
             scores[i] = (1 << 23) + 1
         elif m == c.killers[ply][1]:
@@ -246,6 +249,7 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
     cdef bint checked = in_check(p)
     cdef bint found
     cdef TTEntry* e
+    cdef TTEntry te
     cdef int tt_move = 0
     cdef int old_alpha = alpha
     cdef int best_move = 0
@@ -258,12 +262,12 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
         c.seldepth = ply
     if ply >= MAX_PLY - 1:
         return evaluate(p)
-    e = tt_probe(c.tt, key, &found)
+    e = tt_probe(c.tt, key, &found, &te)
     if found:
-        tt_move = e.move
-        v = value_from_tt(e.value, ply)
-        if ((e.gen_bound & 3) == BOUND_EXACT or ((e.gen_bound & 3) == BOUND_LOWER and v >= beta)
-                or ((e.gen_bound & 3) == BOUND_UPPER and v <= alpha)):
+        tt_move = te.move
+        v = value_from_tt(te.value, ply)
+        if ((te.gen_bound & 3) == BOUND_EXACT or ((te.gen_bound & 3) == BOUND_LOWER and v >= beta)
+                or ((te.gen_bound & 3) == BOUND_UPPER and v <= alpha)):
             return v
     if checked:
         n = generate(p, moves, GEN_LEGAL)
@@ -281,7 +285,8 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
             alpha = stand_pat
         best = stand_pat
         n = generate(p, moves, GEN_CAPTURES)
-    score_moves(c, moves, scores, n, tt_move, ply)
+    # quiescence tests SEE only on the moves it gets to (most are cut off first)
+    score_moves(c, moves, scores, n, tt_move, ply, False)
     for i in range(n):
         m = pick_best(moves, scores, i, n)
         if not checked:
@@ -327,6 +332,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     cdef int old_alpha = alpha
     cdef bint checked, found, done, quiet, check_given, improving
     cdef TTEntry* e
+    cdef TTEntry te
     cdef uint64_t key
 
     if depth <= 0:
@@ -352,18 +358,18 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         return evaluate(p)
 
     key = position_key(p)
-    e = tt_probe(c.tt, key, &found)
+    e = tt_probe(c.tt, key, &found, &te)
     if found:
-        tt_move = e.move
-        tt_value = value_from_tt(e.value, ply)
-        if not pv_node and e.depth - 1 >= depth:
-            bound = e.gen_bound & 3
+        tt_move = te.move
+        tt_value = value_from_tt(te.value, ply)
+        if not pv_node and te.depth - 1 >= depth:
+            bound = te.gen_bound & 3
             if (bound == BOUND_EXACT or (bound == BOUND_LOWER and tt_value >= beta)
                     or (bound == BOUND_UPPER and tt_value <= alpha)):
                 return tt_value
 
     checked = in_check(p)
-    static_eval = -VALUE_INFINITE if checked else (e.eval if found else evaluate(p))
+    static_eval = -VALUE_INFINITE if checked else (te.eval if found else evaluate(p))
     c.static_evals[ply] = static_eval
     # improving: the static score rose since our previous move (or cannot be compared)
     improving = not checked and (ply < 2 or c.static_evals[ply - 2] == -VALUE_INFINITE
@@ -398,7 +404,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         return mated_in(ply)
     if ply == 0:
         n = _root_moves_into(c, moves)
-    score_moves(c, moves, scores, n, tt_move, ply)
+    score_moves(c, moves, scores, n, tt_move, ply, True)
     best = -VALUE_INFINITE
     for i in range(n):
         m = pick_best(moves, scores, i, n) if ply else moves[i]
@@ -472,6 +478,111 @@ cdef inline int _late_move_reduction(Context* c, int m, int depth, int searched,
         r -= 1
     r -= c.history[c.pos.side][move_from(m)][move_to(m)] // 6000
     return r if r > 0 else 0
+
+
+cdef void iterate(Context* c, int depth, int multipv) noexcept nogil:
+    """One iteration of iterative deepening, every MultiPV line, with aspiration."""
+    cdef int k, v, alpha, beta, delta, prev
+    for k in range(c.root_count):
+        c.root_moves[k].previous_score = c.root_moves[k].score
+    for k in range(multipv):
+        c.pv_index = k
+        prev = c.root_moves[k].previous_score
+        delta = 40
+        if depth >= 4 and abs(prev) < VALUE_MATE_IN_MAX_PLY:
+            alpha = max(prev - delta, -VALUE_INFINITE)
+            beta = min(prev + delta, VALUE_INFINITE)
+        else:
+            alpha = -VALUE_INFINITE
+            beta = VALUE_INFINITE
+        while True:
+            c.seldepth = 0
+            v = search(c, depth, alpha, beta, 0, True, False)
+            _sort_root_moves(c, k)
+            if c.ctl.aborted:
+                return
+            if v <= alpha:
+                beta = (alpha + beta) // 2
+                alpha = max(v - delta, -VALUE_INFINITE)
+            elif v >= beta:
+                beta = min(v + delta, VALUE_INFINITE)
+            else:
+                break
+            delta += delta // 2 + 20
+        _sort_root_moves(c, 0)
+
+
+# Lazy SMP: helper threads search the same root on their own position, history and
+# stack, sharing only the transposition table; they skip some depths (so that threads
+# spread over depths) and are stopped when the main thread is done.
+cdef int SKIP_SIZE[20]
+cdef int SKIP_PHASE[20]
+SKIP_SIZE[:] = [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4]
+SKIP_PHASE[:] = [0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7]
+
+
+cdef void helper_search(Context* c, int index, int max_depth) noexcept nogil:
+    """Iterative deepening of helper thread `index` (1..) until stopped or max_depth."""
+    cdef int d, k = (index - 1) % 20
+    c.completed_depth = 0
+    for d in range(1, max_depth + 1):
+        if d > 1 and ((d + SKIP_PHASE[k]) // SKIP_SIZE[k]) % 2:
+            continue
+        c.current_depth = d
+        iterate(c, d, 1)
+        if c.ctl.aborted:
+            return
+        c.completed_depth = d
+        memcpy(&c.best_line, &c.root_moves[0], sizeof(RootMove))
+        if abs(c.best_line.score) >= VALUE_MATE_IN_MAX_PLY and VALUE_MATE - abs(c.best_line.score) <= d:
+            return
+
+
+cdef Context* _new_context() noexcept nogil:
+    cdef Context* c = <Context*>calloc(1, sizeof(Context))
+    if c == NULL:
+        return NULL
+    c.root_moves = <RootMove*>calloc(MAX_ROOT_MOVES, sizeof(RootMove))
+    if c.root_moves == NULL:
+        free(c)
+        return NULL
+    return c
+
+
+cdef void _free_context(Context* c) noexcept nogil:
+    if c != NULL:
+        pos_free(&c.pos)
+        free(c.root_moves)
+        free(c)
+
+
+cdef void _forget_history(Context* c) noexcept nogil:
+    memset(c.killers, 0, sizeof(c.killers))
+    memset(c.history, 0, sizeof(c.history))
+
+
+cdef int _prepare_helper(Context* h, const Context* main) noexcept nogil:
+    """Give helper h the main context's root, root moves, table and rules; its own
+    stop flag (cleared), no deadline (the main thread stops it), no reports."""
+    if pos_copy(&h.pos, &main.pos) != 0 or not pos_reserve(&h.pos, MAX_PLY + 16):
+        return -1
+    h.root_count = main.root_count
+    memcpy(h.root_moves, main.root_moves, main.root_count * sizeof(RootMove))
+    h.tt = main.tt
+    h.root_sp = main.root_sp
+    h.max_game_ply = main.max_game_ply
+    h.entering_king_rule = main.entering_king_rule
+    h.seldepth = 0
+    h.pv_index = 0
+    h.completed_depth = 0
+    h.best_line.score = -VALUE_INFINITE
+    h.ctl.report = NULL
+    h.ctl.owner = NULL
+    h.ctl.hard_deadline = 0
+    h.ctl.soft_deadline = 0
+    ctl_clear_stop(&h.ctl)
+    ctl_start(&h.ctl, 0, False)
+    return 0
 
 
 cdef int _root_moves_into(Context* c, int* moves) noexcept nogil:
@@ -558,6 +669,10 @@ cdef class Searcher:
     cdef TT tt
     cdef HashMemory memory
     cdef Context* ctx
+    cdef Context** helpers        # threads - 1 helper contexts (lazy SMP)
+    cdef int n_helpers
+    cdef list helper_threads      # the running helpers' Python threads
+    cdef int active_helpers       # helpers that took part in the last search
     cdef object on_info
     cdef int multipv
     cdef bint searching
@@ -567,20 +682,52 @@ cdef class Searcher:
 
     def __cinit__(self):
         memset(&self.tt, 0, sizeof(TT))
-        self.ctx = <Context*>calloc(1, sizeof(Context))
+        self.ctx = _new_context()
         if self.ctx == NULL:
-            raise MemoryError()
-        self.ctx.root_moves = <RootMove*>calloc(MAX_ROOT_MOVES, sizeof(RootMove))
-        if self.ctx.root_moves == NULL:
             raise MemoryError()
         self.ctx.ctl.owner = <void*>self
         self.ctx.ctl.report = _report_progress
+        self.helper_threads = []
 
     def __dealloc__(self):
-        if self.ctx != NULL:
-            pos_free(&self.ctx.pos)
-            free(self.ctx.root_moves)
-            free(self.ctx)
+        _free_context(self.ctx)
+        self._free_helpers()
+
+    cdef void _free_helpers(self):
+        cdef int i
+        if self.helpers != NULL:
+            for i in range(self.n_helpers):
+                _free_context(self.helpers[i])
+            free(self.helpers)
+        self.helpers = NULL
+        self.n_helpers = 0
+
+    @property
+    def threads(self) -> int:
+        """Search threads: the main one and threads - 1 helpers (lazy SMP)."""
+        return 1 + self.n_helpers
+
+    def set_threads(self, int threads) -> None:
+        """Use `threads` search threads (1..256) from the next search on; 1 searches
+        deterministically.  Not during a search."""
+        cdef int i
+        if not 1 <= threads <= 256:
+            raise ValueError(f"threads must be in 1..256, not {threads}")
+        if threads - 1 == self.n_helpers:
+            return
+        self._free_helpers()
+        if threads == 1:
+            return
+        self.helpers = <Context**>calloc(threads - 1, sizeof(Context*))
+        if self.helpers == NULL:
+            raise MemoryError()
+        for i in range(threads - 1):
+            self.helpers[i] = _new_context()
+            if self.helpers[i] == NULL:
+                self.n_helpers = i
+                self._free_helpers()
+                raise MemoryError()
+            self.n_helpers = i + 1
 
     def set_hash(self, int megabytes) -> None:
         """Size the table memory: allocated and every page touched here, never during a
@@ -630,15 +777,19 @@ cdef class Searcher:
             tt_new_game(&self.tt)
         if self.solver is not None:
             self.solver.clear()
-        memset(self.ctx.killers, 0, sizeof(self.ctx.killers))
-        memset(self.ctx.history, 0, sizeof(self.ctx.history))
+        _forget_history(self.ctx)
+        for i in range(self.n_helpers):
+            _forget_history(self.helpers[i])
 
     def hashfull(self) -> int:
         return tt_hashfull(&self.tt) if self.tt.table != NULL else 0
 
     def stop(self) -> None:
         """Ask the running search to return as soon as possible (thread-safe)."""
+        cdef int i
         ctl_stop(&self.ctx.ctl)
+        for i in range(self.n_helpers):
+            ctl_stop(&self.helpers[i].ctl)
         if self.probing and self.solver is not None:
             self.solver.stop()
 
@@ -692,6 +843,7 @@ cdef class Searcher:
             c.root_moves[i].previous_score = -VALUE_INFINITE
             c.root_moves[i].pv[0] = moves[i]
             c.root_moves[i].pv_length = 1
+        self.active_helpers = 0
         if n == 0:
             return SearchResult()
         if clear_stop:
@@ -714,12 +866,27 @@ cdef class Searcher:
         tt_new_search(&self.tt)
         completed = 0
         self.completed_lines = []
+        # node-limited searches stay on one thread: `go nodes` is then reproducible
+        helpers = self.n_helpers if nodes <= 0 else 0
+        try:
+            self._start_helpers(helpers, max_depth)
+            completed = self._main_search(max_depth)
+        finally:
+            self._stop_helpers()
+        if helpers and self.multipv == 1:
+            self._adopt_best_helper(completed)
+        return self._result(completed)
+
+    cdef int _main_search(self, int max_depth) except -1:
+        """The main thread's iterative deepening; returns the last completed depth."""
+        cdef Context* c = self.ctx
+        cdef int d, completed = 0, previous_best, previous_score
         for d in range(1, max_depth + 1):
             c.current_depth = d
             previous_best = c.root_moves[0].move
             previous_score = c.root_moves[0].score
             with nogil:
-                self._iterate(d)
+                iterate(c, d, self.multipv)
             if c.ctl.aborted and d > 1:
                 # an iteration cut off mid-way may hold aspiration bounds, not scores;
                 # but a move that beat the previous best in it was searched in full
@@ -732,7 +899,55 @@ cdef class Searcher:
                 break
             if self._next_iteration_would_overrun(previous_best, previous_score):
                 break
-        return self._result(completed)
+        return completed
+
+    def _start_helpers(self, int count, int max_depth) -> None:
+        cdef Context* h
+        cdef int i
+        self.active_helpers = count
+        for i in range(count):
+            h = self.helpers[i]
+            if _prepare_helper(h, self.ctx) != 0:
+                raise MemoryError()
+            t = threading.Thread(target=self._run_helper, args=(i, max_depth),
+                                 name=f"usi_engine-helper-{i + 1}", daemon=True)
+            self.helper_threads.append(t)
+            t.start()
+
+    def _run_helper(self, int i, int max_depth) -> None:
+        cdef Context* h = self.helpers[i]
+        with nogil:
+            helper_search(h, i + 1, max_depth)
+
+    def _stop_helpers(self) -> None:
+        cdef int i
+        for i in range(self.n_helpers):
+            ctl_stop(&self.helpers[i].ctl)
+        for t in self.helper_threads:
+            t.join()
+        self.helper_threads = []
+
+    cdef void _adopt_best_helper(self, int completed):
+        """A helper that completed a deeper iteration with a better score than the main
+        thread's gives the move (the lazy-SMP vote of Stockfish-family engines)."""
+        cdef Context* h
+        cdef RootMove* best = NULL
+        cdef int i, depth = completed
+        cdef int score = self.completed_lines[0][1] if self.completed_lines else -VALUE_INFINITE
+        for i in range(self.n_helpers):
+            h = self.helpers[i]
+            if h.completed_depth > depth and h.best_line.score > score:
+                best, depth, score = &h.best_line, h.completed_depth, h.best_line.score
+        if best != NULL:
+            self.completed_lines = [(best.move, best.score, best.seldepth,
+                                     [best.pv[k] for k in range(best.pv_length)])]
+
+    cdef uint64_t _total_nodes(self):
+        cdef uint64_t n = self.ctx.ctl.nodes
+        cdef int i
+        for i in range(self.active_helpers):
+            n += self.helpers[i].ctl.nodes
+        return n
 
     cdef void _adopt_partial_best(self, int previous_best):
         """After a cut-off iteration: a root move other than the previous best that
@@ -798,38 +1013,6 @@ cdef class Searcher:
                             score_mate=len(pv), depth=len(pv), seldepth=len(pv),
                             nodes=result.nodes, time_ms=result.time_ms, pv=pv)
 
-    cdef void _iterate(self, int depth) noexcept nogil:
-        """One iteration of iterative deepening, every MultiPV line, with aspiration."""
-        cdef Context* c = self.ctx
-        cdef int k, v, alpha, beta, delta, prev
-        for k in range(c.root_count):
-            c.root_moves[k].previous_score = c.root_moves[k].score
-        for k in range(self.multipv):
-            c.pv_index = k
-            prev = c.root_moves[k].previous_score
-            delta = 40
-            if depth >= 4 and abs(prev) < VALUE_MATE_IN_MAX_PLY:
-                alpha = max(prev - delta, -VALUE_INFINITE)
-                beta = min(prev + delta, VALUE_INFINITE)
-            else:
-                alpha = -VALUE_INFINITE
-                beta = VALUE_INFINITE
-            while True:
-                c.seldepth = 0
-                v = search(c, depth, alpha, beta, 0, True, False)
-                _sort_root_moves(c, k)
-                if c.ctl.aborted:
-                    return
-                if v <= alpha:
-                    beta = (alpha + beta) // 2
-                    alpha = max(v - delta, -VALUE_INFINITE)
-                elif v >= beta:
-                    beta = min(v + delta, VALUE_INFINITE)
-                else:
-                    break
-                delta += delta // 2 + 20
-            _sort_root_moves(c, 0)
-
     cdef bint _mate_settled(self, int depth):
         # a mate found with every reply searched needs no deeper iteration
         cdef int v = self.ctx.root_moves[0].score
@@ -855,8 +1038,9 @@ cdef class Searcher:
         cdef Context* c = self.ctx
         move, v, seldepth, pv = self.completed_lines[index]
         elapsed = max(self._elapsed_ms(), 0)
-        info = {"depth": depth, "seldepth": max(seldepth, depth), "nodes": c.ctl.nodes,
-                "nps": c.ctl.nodes * 1000 // elapsed if elapsed > 0 else c.ctl.nodes * 1000,
+        nodes = self._total_nodes()
+        info = {"depth": depth, "seldepth": max(seldepth, depth), "nodes": nodes,
+                "nps": nodes * 1000 // elapsed if elapsed > 0 else nodes * 1000,
                 "time_ms": elapsed, "hashfull": self.hashfull(), "multipv": index + 1,
                 "pv": list(pv), "bound": None}
         if v == -VALUE_INFINITE:
@@ -893,7 +1077,7 @@ cdef class Searcher:
         return SearchResult(best=move, ponder=pv[1] if len(pv) > 1 else 0,
                             score_cp=fields.get("score_cp", 0),
                             score_mate=fields.get("score_mate"), depth=completed,
-                            seldepth=max(seldepth, completed), nodes=c.ctl.nodes,
+                            seldepth=max(seldepth, completed), nodes=self._total_nodes(),
                             time_ms=self._elapsed_ms(), pv=pv)
 
 

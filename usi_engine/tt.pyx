@@ -14,6 +14,7 @@ else the one with the lowest depth less 8 plies per generation of age, so the ta
 keeps working indefinitely once full and older games' entries go first.
 """
 from libc.stdint cimport uint64_t
+from libc.string cimport memcpy
 
 from usi_engine.bigmem cimport big_zalloc, big_free
 
@@ -109,21 +110,39 @@ cdef inline int _age(const TT* tt, const TTEntry* e) noexcept nogil:
     return (tt.generation - (e.gen_bound >> 2)) & (GENERATIONS - 1)
 
 
-cdef TTEntry* tt_probe(TT* tt, uint64_t key, bint* found) noexcept nogil:
-    """The entry for key (found[0] = True), or the slot to overwrite (found[0] = False)."""
+cdef inline void _read(const TTEntry* slot, TTEntry* out) noexcept nogil:
+    """Copy a slot with one 8-byte load of its data word (value .. gen_bound): the
+    copy is self-consistent even while another thread writes the slot."""
+    cdef uint64_t data
+    memcpy(&data, &slot.value, 8)
+    out.key = slot.key ^ data
+    memcpy(&out.value, &data, 8)
+
+
+cdef TTEntry* tt_probe(TT* tt, uint64_t key, bint* found, TTEntry* out) noexcept nogil:
+    """The slot of key's entry, copied to out (found[0] = True), or the slot to
+    overwrite (found[0] = False).
+
+    Each slot stores its key xor its data word, so an entry half-written by another
+    search thread (a torn write: the key of one store, the data of another) matches
+    no key and reads as a miss; the caller works on the copy, never on the slot."""
     cdef TTEntry* bucket = _bucket(tt, key)
     cdef TTEntry* victim = bucket
+    cdef TTEntry entry
     cdef uint64_t stored = key ^ tt.salt
     cdef int i, worth, best_worth = 1 << 30
     for i in range(TT_BUCKET_SIZE):
-        if bucket[i].key == stored and bucket[i].depth:
+        _read(&bucket[i], &entry)
+        if entry.key == stored and entry.depth:
             found[0] = True
+            out[0] = entry
             return &bucket[i]
     for i in range(TT_BUCKET_SIZE):
-        if not bucket[i].depth:
+        _read(&bucket[i], &entry)
+        if not entry.depth:
             found[0] = False
             return &bucket[i]
-        worth = bucket[i].depth - 8 * _age(tt, &bucket[i])
+        worth = entry.depth - 8 * _age(tt, &entry)
         if worth < best_worth:
             best_worth = worth
             victim = &bucket[i]
@@ -133,20 +152,26 @@ cdef TTEntry* tt_probe(TT* tt, uint64_t key, bint* found) noexcept nogil:
 
 cdef void tt_store(TT* tt, TTEntry* e, uint64_t key, int value, int bound, int depth,
                    int move, int eval) noexcept nogil:
+    """Write a result into slot e (from tt_probe), the data word and the key xor it."""
     cdef uint64_t stored = key ^ tt.salt
-    # keep the old move when the new result has none for the same position
-    if move or e.key != stored:
-        e.move = move
+    cdef uint64_t data
+    cdef TTEntry old, new
+    _read(e, &old)
+    cdef bint same = old.key == stored and old.depth != 0
     # a shallower result of the same position (a quiescence score over a deep one)
     # does not erase the deeper entry of this search, unless it is exact
-    if (e.key == stored and bound != BOUND_EXACT and e.depth > (depth if depth > 0 else 0) + 3
-            and (e.gen_bound >> 2) == tt.generation):
+    if (same and bound != BOUND_EXACT and old.depth > (depth if depth > 0 else 0) + 3
+            and (old.gen_bound >> 2) == tt.generation):
         return
-    e.key = stored
-    e.value = value
-    e.eval = eval
-    e.depth = (depth if depth > 0 else 0) + 1
-    e.gen_bound = (tt.generation << 2) | bound
+    # keep the old move when the new result has none for the same position
+    new.move = move if move or not same else old.move
+    new.value = value
+    new.eval = eval
+    new.depth = (depth if depth > 0 else 0) + 1
+    new.gen_bound = (tt.generation << 2) | bound
+    memcpy(&data, &new.value, 8)
+    e.key = stored ^ data
+    memcpy(&e.value, &data, 8)
 
 
 cdef int tt_hashfull(const TT* tt) noexcept nogil:
@@ -157,7 +182,9 @@ cdef int tt_hashfull(const TT* tt) noexcept nogil:
         return 0
     if n > 1000:
         n = 1000
+    cdef TTEntry entry
     for i in range(n):
-        if tt.table[i].depth and (tt.table[i].gen_bound >> 2) == tt.generation:
+        _read(&tt.table[i], &entry)
+        if entry.depth and (entry.gen_bound >> 2) == tt.generation:
             used += 1
     return used * 1000 // n if n else 0
