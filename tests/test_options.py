@@ -32,6 +32,7 @@ EXPECTED_DEFAULTS = [
     ("USI_AnalyseMode", "check", False, None, None),
     ("DepthLimit", "spin", 0, 0, 1000),
     ("NodesLimit", "spin", 0, 0, 10**12),
+    ("MateLength", "combo", "published", None, None),
 ]
 
 

@@ -205,7 +205,11 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "depth", 0) < 0:
         print("error: depth must be >= 0", file=sys.stderr)
         return 2
-    return args.func(args)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:  # Ctrl-C: the long C loops poll for it and stop at once
+        print("interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

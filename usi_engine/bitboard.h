@@ -37,12 +37,6 @@ static inline int bb_pop(bb_t *b) {
     return sq;
 }
 
-static inline bb_t bb_from_words(uint64_t lo, uint64_t hi) {
-    return ((bb_t)hi << 64) | (bb_t)lo;
-}
-static inline uint64_t bb_lo(bb_t b) { return (uint64_t)b; }
-static inline uint64_t bb_hi(bb_t b) { return (uint64_t)(b >> 64); }
-
 #endif
 
 /* Precomputed attack geometry.  Every extension module that cimports bitboard.pxd

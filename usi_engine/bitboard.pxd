@@ -26,9 +26,6 @@ cdef extern from "bitboard.h" nogil:
     int bb_lsb(bb_t b)
     int bb_msb(bb_t b)
     int bb_pop(bb_t* b)
-    bb_t bb_from_words(uint64_t lo, uint64_t hi)
-    uint64_t bb_lo(bb_t b)
-    uint64_t bb_hi(bb_t b)
 
 # Ray directions.  "Up" is toward rank a (black's forward); positive directions
 # increase the square index, so their nearest blocker is the lowest set bit.

@@ -2,4 +2,3 @@ from usi_engine.position cimport Pos
 
 cdef int evaluate(const Pos* p) noexcept nogil
 cdef int piece_value(int pt) noexcept nogil
-cdef int hand_value(int pt) noexcept nogil

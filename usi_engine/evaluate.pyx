@@ -6,8 +6,8 @@ on the board: it can go anywhere), each piece's distance to the enemy king (atta
 and to its own king (defence), and a small penalty for a king that has left its back
 ranks while the opponent holds pieces to drop around it.
 
-The weights are numpy arrays (see `default_weights`), copied into C arrays at import
-and replaceable with `load_weights`, so that a tuned set can be shipped as a file.
+The weights are numpy arrays (see `default_weights`), copied into C arrays at import;
+`load_weights` installs another set of the same shapes at run time.
 """
 import numpy as np
 
@@ -90,10 +90,6 @@ load_weights(default_weights())
 
 cdef int piece_value(int pt) noexcept nogil:
     return PIECE_VALUE[pt]
-
-
-cdef int hand_value(int pt) noexcept nogil:
-    return HAND_VALUE[pt]
 
 
 cdef inline int _side_score(const Pos* p, int c) noexcept nogil:

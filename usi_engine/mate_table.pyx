@@ -179,7 +179,7 @@ cdef MateEntry* _slot(Solver* s, uint64_t stored, int kind, uint32_t hand,
             b[i].work = 0
             b[i].kind = KIND_EMPTY
             return &b[i]
-        # solved entries are worth more than their work suggests
+        # the entry that cost the fewest nodes to compute goes first
         priority = b[i].work
         if priority < lowest:
             lowest = priority

@@ -219,7 +219,9 @@ def button(name: str, doc: str = "") -> OptionSpec:
 DEFAULT_OPTIONS: tuple[OptionSpec, ...] = (
     # GUIs send USI_Hash and USI_Ponder even when an engine does not list them;
     # listing them lets the GUI show the real range and default.
-    spin("USI_Hash", 256, 1, 32768, "transposition table size in MB (allocated at isready)"),
+    spin("USI_Hash", 256, 1, 32768,
+         "all the table memory in MB, allocated at isready: the search's table (less a "
+         "slice of 1/8, at most 16 MB, for its mate probe), and go mate's solver table"),
     check("USI_Ponder", False, "the GUI may send go ponder"),
     spin("MultiPV", 1, 1, 500, "number of principal variations reported; alias USI_MultiPV"),
     spin("NetworkDelay", 120, 0, 10000,
@@ -243,6 +245,11 @@ DEFAULT_OPTIONS: tuple[OptionSpec, ...] = (
     check("USI_AnalyseMode", False, "the GUI is analysing, not playing"),
     spin("DepthLimit", 0, 0, 1000, "maximum search depth (0 = none)"),
     spin("NodesLimit", 0, 0, 10**12, "maximum nodes per search (0 = none)"),
+    combo("MateLength", "published", ("published", "strict"),
+          "how go mate counts a mate's length: published (the convention of tsume "
+          "collections: useless interpositions, blocks captured at once that do not make "
+          "the mate longer, are not counted) or strict (every defence counts, as some tsume "
+          "benchmarks do; the same as usi-engine mate --strict)"),
 )
 
 #: Names accepted as another spelling of a declared option (keys lower-case).

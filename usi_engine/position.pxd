@@ -1,5 +1,6 @@
 # The C-level position: board, bitboards, hands, incremental keys and the undo stack.
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
+from usi_engine.control cimport Control
 from usi_engine.types cimport *
 from usi_engine.bitboard cimport *
 
@@ -121,7 +122,7 @@ cdef int pos_game_repetition(const Pos* p) noexcept nogil
 cdef bint pos_declaration_win(const Pos* p) noexcept nogil
 cdef int pos_copy(Pos* dst, const Pos* src) noexcept nogil
 cdef void pos_free(Pos* p) noexcept nogil
-cdef uint64_t pos_perft(Pos* p, int depth) noexcept nogil
+cdef uint64_t pos_perft(Pos* p, int depth, Control* c) noexcept nogil
 
 cdef class Position:
     cdef Pos pos

@@ -12,12 +12,15 @@ Example::
     >>> pos.sfen()
     'lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2'
 """
+import threading
+
 from cpython.list cimport PyList_New, PyList_SET_ITEM
 from cpython.ref cimport Py_INCREF
 from libc.stdint cimport uint8_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memset
 
+from usi_engine.control cimport Control, ctl_count, ctl_start, ctl_raise_pending
 from usi_engine.types cimport *
 from usi_engine.bitboard cimport *
 from usi_engine.movegen cimport (GEN_CAPTURES, GEN_CHECKS, GEN_EVASIONS, GEN_LEGAL,
@@ -95,7 +98,8 @@ cdef bint pos_reserve(Pos* p, int extra) noexcept nogil:
 
 
 cdef void pos_do_move(Pos* p, int m) noexcept nogil:
-    """Play the legal move m.  The stack must have room (pos_reserve) beyond 256 plies."""
+    """Play the legal move m.  The undo stack grows by itself when full (hot loops
+    reserve ahead with pos_reserve so that they never reallocate in the middle)."""
     if p.sp + 1 >= p.capacity:
         pos_reserve(p, 256)
     cdef StateInfo* prev = &p.stack[p.sp]
@@ -315,8 +319,10 @@ cdef void pos_free(Pos* p) noexcept nogil:
     p.sp = 0
 
 
-cdef uint64_t pos_perft(Pos* p, int depth) noexcept nogil:
-    """Leaf count at depth; the last ply is counted by list length (bulk counting)."""
+cdef uint64_t pos_perft(Pos* p, int depth, Control* c) noexcept nogil:
+    """Leaf count at depth; the last ply is counted by list length (bulk counting).
+    Nodes 2 or more plies from the leaves are counted on c (if not NULL), which polls
+    stop and Ctrl-C: once it is aborted the count is cut short."""
     cdef int moves[MAX_MOVES]
     cdef int n, i
     cdef uint64_t total = 0
@@ -325,9 +331,13 @@ cdef uint64_t pos_perft(Pos* p, int depth) noexcept nogil:
     n = generate(p, moves, GEN_LEGAL)
     if depth == 1:
         return n
+    if c != NULL and depth >= 2:
+        ctl_count(c)
     for i in range(n):
+        if c != NULL and c.aborted:
+            break
         pos_do_move(p, moves[i])
-        total += pos_perft(p, depth - 1)
+        total += pos_perft(p, depth - 1, c)
         pos_undo_move(p)
     return total
 
@@ -819,8 +829,12 @@ cdef class Position:
         if not pos_reserve(&self.pos, depth + 1):
             raise MemoryError()
         cdef uint64_t n
+        cdef Control control
+        memset(&control, 0, sizeof(Control))
+        ctl_start(&control, 0, threading.current_thread() is threading.main_thread())
         with nogil:
-            n = pos_perft(&self.pos, depth)
+            n = pos_perft(&self.pos, depth, &control)
+        ctl_raise_pending(&control)      # Ctrl-C: KeyboardInterrupt
         return n
 
     def divide(self, int depth) -> dict:

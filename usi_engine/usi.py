@@ -4,14 +4,17 @@ This module is the engine's only talker. It owns the option values, the current
 position and the running search; everything below it (``position``, ``search``)
 is silent and works with move ints.
 
-Threads (see ARCHITECTURE.md):
+Threads (the project's architecture notes describe the same model):
 
 * the **main thread** reads stdin and dispatches; it never waits on a search, so
   ``isready``, ``stop``, ``ponderhit`` and ``quit`` are answered mid-search;
 * each ``go`` starts a **worker thread** (a :class:`SearchJob`) that runs the
   blocking ``Searcher.search`` (which releases the GIL) and prints the final
   ``info`` and the one ``bestmove`` the ``go`` is owed;
-* one lock (:class:`Output`) guards stdout, so lines never interleave.
+* one lock (:class:`Output`) guards stdout, so lines never interleave;
+* ``isready`` sizes the table memory (``USI_Hash``) in an **allocation thread**
+  and that thread prints ``readyok``, so the reader keeps answering (``quit``)
+  while gigabytes are touched; nothing is allocated or cleared inside ``go``.
 
 Start-up must be fast (``usi`` is answered within ~100 ms of process start), so
 the compiled core (``usi_engine.position``, ``usi_engine.search``) and even
@@ -285,6 +288,21 @@ def _remaining(limit_ms: int | None, since: float) -> int | None:
     return max(1, int(limit_ms - elapsed_ms))
 
 
+def _available_mb() -> int | None:
+    """Memory the system can still give (Linux ``MemAvailable``), in MB; None if unknown.
+
+    The table is touched as it is allocated, so asking for more than this would not
+    fail cleanly: the kernel would kill the process instead."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) // 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
 # --- the engine ---------------------------------------------------------------------------
 
 
@@ -303,13 +321,13 @@ class UsiEngine:
         self._searcher_factory = searcher_factory
         self._searcher: Any = None
         self._search_error: str | None = None  # why the searcher could not be made
-        self._hash_mb: int | None = None       # size the TT was last allocated with
-        self._needs_new_game = False           # TT/histories to clear before next search
-        self._tables_dirty = False             # a search has written to the TT since a clear
+        self._hash_mb: int | None = None       # USI_Hash the memory was last sized for
+        self._needs_new_game = False           # TT/histories to forget before next search
         self._position: Any = None             # current Position (None until first needed)
         self._job: SearchJob | None = None     # the last go (maybe finished)
-        self._mate_solver: Any = None          # built at the first go mate
-        self._mate_hash_mb: int | None = None
+        self._alloc_lock = threading.Lock()    # guards the two fields below
+        self._allocator: threading.Thread | None = None  # sizing the memory (isready)
+        self._owed_readyok = 0                 # isready lines it answers when done
 
     # -- small helpers -----------------------------------------------------------------
 
@@ -333,11 +351,10 @@ class UsiEngine:
         return self._position
 
     def _ensure_searcher(self) -> Any:
-        """Import and build the searcher once; size its hash when idle.
+        """Import and build the searcher once (no table memory is allocated here).
 
-        Called at ``isready`` and ``go`` from the main thread. Returns ``None``
-        (after one ``info string error``) if the search module cannot be loaded, in
-        which case ``go`` still answers with a legal move.
+        Returns ``None`` (after one ``info string error``) if the search module
+        cannot be loaded, in which case ``go`` still answers with a legal move.
         """
         if self._searcher is None and self._search_error is None:
             try:
@@ -349,26 +366,79 @@ class UsiEngine:
             except Exception as exc:  # ImportError (not built) or anything else
                 self._search_error = f"search unavailable ({type(exc).__name__}: {exc})"
                 self.error(self._search_error + "; playing the first legal move")
+        return self._searcher
+
+    def _forget_game(self) -> None:
+        """Forget the last game's tables and histories now if the searcher is free (it
+        costs nothing: the tables take a new salt), else before the next search."""
         searcher = self._searcher
-        if searcher is None or self._active_job() is not None:
-            # Never resize or clear the table under a running search.
-            return searcher
-        want = int(self.options["USI_Hash"])  # type: ignore[arg-type]
-        if want != self._hash_mb:
-            try:
-                searcher.set_hash(want)
-                self._hash_mb = want
-            except MemoryError:
-                self.error(f"USI_Hash: could not allocate {want} MB; keeping the previous table")
-                self._hash_mb = want  # do not retry at every isready
-        if self._needs_new_game:
-            # Clearing a large table takes a while (~0.3 s for 256 MB when the pages
-            # are first touched), so skip it when no search has used the table yet.
-            if self._tables_dirty:
+        with self._alloc_lock:
+            busy = self._allocator is not None
+        if searcher is None or busy or self._active_job() is not None:
+            self._needs_new_game = True
+            return
+        searcher.new_game()
+        self._needs_new_game = False
+
+    def _size_memory_async(self, searcher: Any, want: int) -> None:
+        """Start the allocation thread that sizes the table memory to ``want`` MB and
+        then answers the owed ``readyok`` lines (call with ``_alloc_lock`` held)."""
+        self._owed_readyok += 1
+        self._allocator = threading.Thread(target=self._size_memory, args=(searcher, want),
+                                           name="usi-hash", daemon=True)
+        self._allocator.start()
+
+    def _size_memory(self, searcher: Any, want: int) -> None:
+        """Allocation thread: drop the old block, allocate ``want`` MB (touching every
+        page, without the GIL), fall back to a smaller block if the system refuses."""
+        notes: list[str] = []
+        try:
+            from usi_engine.tt import HashMemory
+            previous = int(searcher.hash_mb)
+            searcher.release_memory()  # never hold two blocks: RSS stays within USI_Hash
+            memory = None
+            available = _available_mb()
+            if available is not None and want > available + previous - 64:
+                notes.append(f"USI_Hash: {want} MB is more than the {available + previous} MB "
+                             f"of memory available")
+            else:
+                try:
+                    memory = HashMemory(want)
+                except MemoryError:
+                    notes.append(f"USI_Hash: the system refused {want} MB")
+            if memory is None:
+                for fallback in (previous, 16, 1):
+                    if 0 < fallback < want:
+                        try:
+                            memory = HashMemory(fallback)
+                            break
+                        except MemoryError:
+                            continue
+                if memory is None:
+                    raise MemoryError(f"cannot allocate even 1 MB of hash")
+                notes[-1] += f"; using {memory.megabytes} MB instead"
+            searcher.use_memory(memory)
+            searcher.mate_solver()  # built now: the first go mate allocates nothing
+            if self._needs_new_game:
                 searcher.new_game()
-                self._tables_dirty = False
-            self._needs_new_game = False
-        return searcher
+                self._needs_new_game = False
+        except Exception as exc:  # report, but the GUI must still get readyok
+            notes.append(f"error: isready: {type(exc).__name__}: {exc}")
+        finally:
+            with self._alloc_lock:
+                self._hash_mb = want  # do not retry at every isready
+                owed, self._owed_readyok = self._owed_readyok, 0
+                self._allocator = None
+            self.out.write(*("info string " + " ".join(note.split()) for note in notes),
+                           *["readyok"] * owed)
+
+    def _await_memory(self) -> None:
+        """Wait for a running allocation (only a GUI that sends ``go`` before the
+        ``readyok`` of its ``isready`` makes the reader wait here)."""
+        with self._alloc_lock:
+            thread = self._allocator
+        if thread is not None:
+            thread.join()
 
     def _finish_job(self, cancel: bool, timeout: float = JOIN_TIMEOUT_S) -> None:
         """Stop the running search (if any) and wait for its worker.
@@ -442,7 +512,18 @@ class UsiEngine:
         if self._active_job() is None:
             try:
                 self._position_now()
-                self._ensure_searcher()
+                searcher = self._ensure_searcher()
+                want = int(self.options["USI_Hash"])  # type: ignore[arg-type]
+                with self._alloc_lock:
+                    if self._allocator is not None:
+                        self._owed_readyok += 1  # answered when the memory is ready
+                        return
+                    if (searcher is not None and hasattr(searcher, "use_memory")
+                            and want != self._hash_mb):
+                        self._size_memory_async(searcher, want)
+                        return
+                if self._needs_new_game:
+                    self._forget_game()
             except Exception as exc:  # report, but a GUI must still get readyok
                 self.error(f"isready: {type(exc).__name__}: {exc}")
         self.out.write("readyok")
@@ -450,7 +531,7 @@ class UsiEngine:
     def cmd_setoption(self, args: list[str], rest: str, received_at: float) -> None:
         """``setoption name <id> [value <x>]``; problems reported, never fatal.
 
-        USI_Hash takes effect at the next ``isready`` (or ``go``) while idle.
+        USI_Hash takes effect at the next ``isready`` while idle.
         """
         for message in self.options.setoption(rest):
             self.info_string(message)
@@ -459,21 +540,17 @@ class UsiEngine:
         """``register ...``: nothing to register; accepted and ignored."""
 
     def cmd_usinewgame(self, args: list[str], rest: str, received_at: float) -> None:
-        """``usinewgame``: clear per-game state (TT, histories) before the next search."""
+        """``usinewgame``: forget per-game state (tables, histories); costs nothing."""
         if self._active_job() is not None:
             # Not expected mid-search; finish it (bestmove printed) rather than
-            # clearing tables under it.
+            # forgetting tables under it.
             self._finish_job(cancel=False)
-        self._needs_new_game = True
-        if self._searcher is not None:
-            self._ensure_searcher()  # clears now, while the GUI is not waiting on a clock
+        self._forget_game()
 
     def cmd_gameover(self, args: list[str], rest: str, received_at: float) -> None:
         """``gameover win|lose|draw``: stop thinking (no bestmove owed), drop game state."""
         self._finish_job(cancel=True)
-        self._needs_new_game = True
-        if self._searcher is not None:
-            self._ensure_searcher()
+        self._forget_game()
 
     def cmd_stop(self, args: list[str], rest: str, received_at: float) -> None:
         """``stop``: the running search ends now and prints its bestmove; idle: ignored."""
@@ -566,7 +643,10 @@ class UsiEngine:
             self.info_string(f"plan soft {plan.soft_ms} hard {plan.hard_ms} depth {plan.depth} "
                              f"nodes {plan.nodes} infinite {plan.infinite} ponder {plan.ponder}")
         try:
-            self._ensure_searcher()
+            self._await_memory()
+            searcher = self._ensure_searcher()
+            if self._needs_new_game and searcher is not None:
+                self._forget_game()
         except Exception as exc:
             self.error(f"go: {type(exc).__name__}: {exc}")
         job = SearchJob(position=position, params=params, plan=plan, options=snapshot,
@@ -576,7 +656,6 @@ class UsiEngine:
         job.thread = threading.Thread(target=self._run_job, args=(job,), name="usi-search",
                                       daemon=True)
         self._job = job
-        self._tables_dirty = True
         job.thread.start()
 
     # -- the worker ----------------------------------------------------------------------
@@ -712,26 +791,11 @@ class UsiEngine:
                 bestmove += f" ponder {move_to_usi(ponder)}"
         return lines + [bestmove]
 
-    def _ensure_mate_solver(self) -> Any:
-        """The df-pn solver, built at the first `go mate` and sized by USI_Hash."""
-        want = int(self.options["USI_Hash"])  # type: ignore[arg-type]
-        if self._mate_solver is None:
-            from usi_engine.mate import MateSolver  # lazy: only tsume users pay for it
-            self._mate_solver = MateSolver()
-        if want != self._mate_hash_mb:
-            try:
-                self._mate_solver.set_hash(want)
-            except MemoryError:
-                self.error(f"USI_Hash: could not allocate {want} MB for the mate solver")
-                if self._mate_hash_mb is None:
-                    self._mate_solver.set_hash(16)
-            self._mate_hash_mb = want
-        return self._mate_solver
-
     def _solve_mate(self, job: SearchJob) -> list[str]:
         """`go mate <ms>|infinite`: exactly one `checkmate ...` line, verified mates only."""
         try:
-            solver = self._ensure_mate_solver()
+            # the solver works inside the search's memory (one USI_Hash budget)
+            solver = self._searcher.mate_solver()
         except Exception as exc:
             return [f"info string error: mate solver unavailable ({type(exc).__name__}: {exc})",
                     "checkmate notimplemented"]
@@ -753,7 +817,8 @@ class UsiEngine:
             stopped_early = job.stopped
         if stopped_early:
             return ["checkmate timeout"]
-        result = solver.solve(job.position, time_ms=limit, on_info=on_info, clear_stop=False)
+        result = solver.solve(job.position, time_ms=limit, on_info=on_info, clear_stop=False,
+                              published=job.options["MateLength"] == "published")
         final = {"nodes": result.nodes, "time_ms": result.time_ms,
                  "nps": result.nodes * 1000 // result.time_ms if result.time_ms else result.nodes,
                  "hashfull": solver.hashfull()}
@@ -772,13 +837,11 @@ class UsiEngine:
         return self.shutdown()
 
     def shutdown(self) -> int:
-        """End any search (no bestmove) within :data:`QUIT_GRACE_S`; returns 0."""
+        """End any search within :data:`QUIT_GRACE_S`, printing the ``bestmove`` (or
+        ``checkmate``) it owes, as ``stop`` would (none after ``gameover``); returns 0."""
         job = self._active_job()
         if job is not None:
             with job.lock:
-                # A bestmove already asked for by `stop` is still printed if it comes
-                # in time; otherwise quit owes none.
-                job.cancelled = job.cancelled or not job.stopped
                 job.stopped = True
                 searching = job.searching
             if searching:

@@ -1,0 +1,74 @@
+"""Ctrl-C (SIGINT) stops the long C loops at once: perft, the tree search with no
+limit, the tsume solver, and the `mate`/`perft` commands.  Each runs in a child
+process that is sent SIGINT once the loop is under way."""
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from usi_client import engine_command, engine_env
+
+MICROCOSMOS = ("g1+P1k1+P+P+L/1p3P3/+R+p2pp1pl/1NNsg+p2+R/+b+nL+P1+p3/1P3ssP1/2P1+Ps2N/"
+               "4+P1P1L/+B5G1g b - 1")   # 1525 plies: minutes of work
+#: Generous: the loops poll every 1024 nodes and look at signals every 20 ms.
+STOP_WITHIN_S = 1.0
+
+
+def interrupt(command: list[str], started: str | None = None, wait_s: float = 1.0):
+    """Run command, send SIGINT once it has printed `started` (and wait_s more), and
+    return (exit code, seconds from the signal to the exit, stderr)."""
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=engine_env())
+    try:
+        if started is not None:
+            assert proc.stdout.readline().strip() == started
+        time.sleep(wait_s)
+        assert proc.poll() is None, "the loop ended before it could be interrupted"
+        sent = time.perf_counter()
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=10)
+        took = time.perf_counter() - sent
+        return proc.returncode, took, proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def python_loop(statement: str) -> list[str]:
+    return [sys.executable, "-c",
+            "from usi_engine.position import Position\n"
+            "from usi_engine.search import Searcher\n"
+            "from usi_engine.mate import MateSolver\n"
+            "print('started', flush=True)\n" + statement]
+
+
+def test_ctrl_c_interrupts_a_search_without_limits_with_keyboard_interrupt():
+    code, took, err = interrupt(python_loop("Searcher().search(Position())"), "started", 0.3)
+    assert "KeyboardInterrupt" in err and code != 0
+    assert took < STOP_WITHIN_S
+
+
+def test_ctrl_c_interrupts_the_mate_solver_with_keyboard_interrupt():
+    code, took, err = interrupt(python_loop(
+        f"s = MateSolver(); s.set_hash(16); s.solve(Position({MICROCOSMOS!r}))"), "started", 0.3)
+    assert "KeyboardInterrupt" in err and code != 0
+    assert took < STOP_WITHIN_S
+
+
+def test_ctrl_c_interrupts_perft_with_keyboard_interrupt():
+    code, took, err = interrupt(python_loop("Position().perft(7)"), "started", 0.3)
+    assert "KeyboardInterrupt" in err and code != 0
+    assert took < STOP_WITHIN_S
+
+
+@pytest.mark.parametrize("args", [["perft", "7"], ["mate", MICROCOSMOS, "--hash", "16"]],
+                         ids=["perft-7", "mate"])
+def test_ctrl_c_stops_the_command_line_at_once_with_code_130(args):
+    code, took, err = interrupt(engine_command() + args, None, 1.5)
+    assert code == 130 and "interrupted" in err
+    assert took < STOP_WITHIN_S
