@@ -362,12 +362,17 @@ def test_usinewgame_clears_per_game_state():
     def nodes_of(lines):
         return search_infos(lines)[-1]["nodes"]
 
+    def single_threaded(e):   # node counts are exact with one search thread
+        e.handshake()
+        e.send("setoption name Threads value 1", "isready")
+        e.expect("readyok")
+
     with UsiProcess() as fresh:
-        fresh.handshake()
+        single_threaded(fresh)
         fresh.send("usinewgame")
         reference = nodes_of(fresh.go(probe, "go depth 6")[0])
     with UsiProcess() as engine:
-        engine.handshake()
+        single_threaded(engine)
         engine.send("usinewgame")
         engine.go("position startpos moves 2g2f 8c8d", "go depth 6")
         warm = nodes_of(engine.go(probe, "go depth 6")[0])
@@ -752,7 +757,7 @@ def test_gui_standard_options_are_offered():
     assert "type spin" in declared["USI_Hash"]
     assert "type check" in declared["USI_Ponder"]
     assert re.search(r"type spin default 1 min 1 ", declared["MultiPV"])
-    assert "type spin" in declared["Threads"]
+    assert "type spin" in declared["Threads"] and "max 256" in declared["Threads"]
     assert "type spin" in declared["NetworkDelay"] and "type spin" in declared["MinimumThinkingTime"]
     assert "type check" in declared["USI_AnalyseMode"]
     assert "type spin" in declared["MaxMovesToDraw"]

@@ -942,6 +942,12 @@ cdef class Searcher:
             self.completed_lines = [(best.move, best.score, best.seldepth,
                                      [best.pv[k] for k in range(best.pv_length)])]
 
+    @property
+    def thread_nodes(self) -> list:
+        """Nodes searched by each thread in the last search, the main thread first."""
+        return [self.ctx.ctl.nodes] + [self.helpers[i].ctl.nodes
+                                       for i in range(self.active_helpers)]
+
     cdef uint64_t _total_nodes(self):
         cdef uint64_t n = self.ctx.ctl.nodes
         cdef int i

@@ -253,6 +253,7 @@ class SearchJob:
     ponderhit_at: float | None = None
     deadlines_applied: bool = False  # set_deadlines seen by a running search (ponder)
     searching: bool = False       # Searcher.search has been entered
+    answered: bool = False        # its bestmove/checkmate is being written: done at once
     thread: threading.Thread | None = None
     stopper: Callable[[], None] | None = None  # stops whichever engine the job runs
 
@@ -509,10 +510,15 @@ class UsiEngine:
 
         While a search runs this only prints ``readyok`` (at once).
         """
+        job = self._job
+        if job is not None and job.answered:
+            job.done.wait(1.0)   # its bestmove is out: the engine is idle in a moment
         if self._active_job() is None:
             try:
                 self._position_now()
                 searcher = self._ensure_searcher()
+                if searcher is not None and hasattr(searcher, "set_threads"):
+                    searcher.set_threads(int(self.options["Threads"]))  # type: ignore[arg-type]
                 want = int(self.options["USI_Hash"])  # type: ignore[arg-type]
                 with self._alloc_lock:
                     if self._allocator is not None:
@@ -531,7 +537,7 @@ class UsiEngine:
     def cmd_setoption(self, args: list[str], rest: str, received_at: float) -> None:
         """``setoption name <id> [value <x>]``; problems reported, never fatal.
 
-        USI_Hash takes effect at the next ``isready`` while idle.
+        USI_Hash and Threads take effect at the next ``isready`` while idle.
         """
         for message in self.options.setoption(rest):
             self.info_string(message)
@@ -671,6 +677,7 @@ class UsiEngine:
         job.release.wait()
         with job.lock:
             cancelled = job.cancelled
+        job.answered = True
         if not cancelled:
             self.out.write(*lines)
         job.done.set()
