@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 from usi_engine import __version__
+from usi_engine.hashsize import HashSizer
 from usi_engine.options import Options
 
 __all__ = ["ENGINE_NAME", "ENGINE_AUTHOR", "UsiEngine", "Output", "SearchJob", "format_info",
@@ -289,21 +290,6 @@ def _remaining(limit_ms: int | None, since: float) -> int | None:
     return max(1, int(limit_ms - elapsed_ms))
 
 
-def _available_mb() -> int | None:
-    """Memory the system can still give (Linux ``MemAvailable``), in MB; None if unknown.
-
-    The table is touched as it is allocated, so asking for more than this would not
-    fail cleanly: the kernel would kill the process instead."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as meminfo:
-            for line in meminfo:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) // 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
-
-
 # --- the engine ---------------------------------------------------------------------------
 
 
@@ -322,13 +308,10 @@ class UsiEngine:
         self._searcher_factory = searcher_factory
         self._searcher: Any = None
         self._search_error: str | None = None  # why the searcher could not be made
-        self._hash_mb: int | None = None       # USI_Hash the memory was last sized for
         self._needs_new_game = False           # TT/histories to forget before next search
         self._position: Any = None             # current Position (None until first needed)
         self._job: SearchJob | None = None     # the last go (maybe finished)
-        self._alloc_lock = threading.Lock()    # guards the two fields below
-        self._allocator: threading.Thread | None = None  # sizing the memory (isready)
-        self._owed_readyok = 0                 # isready lines it answers when done
+        self._hash = HashSizer(self.out.write, after=self._forget_game_if_asked)
 
     # -- small helpers -----------------------------------------------------------------
 
@@ -372,74 +355,21 @@ class UsiEngine:
     def _forget_game(self) -> None:
         """Forget the last game's tables and histories now if the searcher is free (it
         costs nothing: the tables take a new salt), else before the next search."""
-        searcher = self._searcher
-        with self._alloc_lock:
-            busy = self._allocator is not None
-        if searcher is None or busy or self._active_job() is not None:
+        if self._searcher is None or self._hash.busy or self._active_job() is not None:
             self._needs_new_game = True
             return
-        searcher.new_game()
+        self._forget_game_now()
+
+    def _forget_game_now(self) -> None:
+        if self._searcher is not None:
+            self._searcher.new_game()
         self._needs_new_game = False
 
-    def _size_memory_async(self, searcher: Any, want: int) -> None:
-        """Start the allocation thread that sizes the table memory to ``want`` MB and
-        then answers the owed ``readyok`` lines (call with ``_alloc_lock`` held)."""
-        self._owed_readyok += 1
-        self._allocator = threading.Thread(target=self._size_memory, args=(searcher, want),
-                                           name="usi-hash", daemon=True)
-        self._allocator.start()
-
-    def _size_memory(self, searcher: Any, want: int) -> None:
-        """Allocation thread: drop the old block, allocate ``want`` MB (touching every
-        page, without the GIL), fall back to a smaller block if the system refuses."""
-        notes: list[str] = []
-        try:
-            from usi_engine.tt import HashMemory
-            previous = int(searcher.hash_mb)
-            searcher.release_memory()  # never hold two blocks: RSS stays within USI_Hash
-            memory = None
-            available = _available_mb()
-            if available is not None and want > available + previous - 64:
-                notes.append(f"USI_Hash: {want} MB is more than the {available + previous} MB "
-                             f"of memory available")
-            else:
-                try:
-                    memory = HashMemory(want)
-                except MemoryError:
-                    notes.append(f"USI_Hash: the system refused {want} MB")
-            if memory is None:
-                for fallback in (previous, 16, 1):
-                    if 0 < fallback < want:
-                        try:
-                            memory = HashMemory(fallback)
-                            break
-                        except MemoryError:
-                            continue
-                if memory is None:
-                    raise MemoryError(f"cannot allocate even 1 MB of hash")
-                notes[-1] += f"; using {memory.megabytes} MB instead"
-            searcher.use_memory(memory)
-            searcher.mate_solver()  # built now: the first go mate allocates nothing
-            if self._needs_new_game:
-                searcher.new_game()
-                self._needs_new_game = False
-        except Exception as exc:  # report, but the GUI must still get readyok
-            notes.append(f"error: isready: {type(exc).__name__}: {exc}")
-        finally:
-            with self._alloc_lock:
-                self._hash_mb = want  # do not retry at every isready
-                owed, self._owed_readyok = self._owed_readyok, 0
-                self._allocator = None
-            self.out.write(*("info string " + " ".join(note.split()) for note in notes),
-                           *["readyok"] * owed)
-
-    def _await_memory(self) -> None:
-        """Wait for a running allocation (only a GUI that sends ``go`` before the
-        ``readyok`` of its ``isready`` makes the reader wait here)."""
-        with self._alloc_lock:
-            thread = self._allocator
-        if thread is not None:
-            thread.join()
+    def _forget_game_if_asked(self) -> None:
+        """After the memory is sized (in the allocation thread): a usinewgame that came
+        meanwhile is applied now."""
+        if self._needs_new_game:
+            self._forget_game_now()
 
     def _finish_job(self, cancel: bool, timeout: float = JOIN_TIMEOUT_S) -> None:
         """Stop the running search (if any) and wait for its worker.
@@ -520,14 +450,9 @@ class UsiEngine:
                 if searcher is not None and hasattr(searcher, "set_threads"):
                     searcher.set_threads(int(self.options["Threads"]))  # type: ignore[arg-type]
                 want = int(self.options["USI_Hash"])  # type: ignore[arg-type]
-                with self._alloc_lock:
-                    if self._allocator is not None:
-                        self._owed_readyok += 1  # answered when the memory is ready
-                        return
-                    if (searcher is not None and hasattr(searcher, "use_memory")
-                            and want != self._hash_mb):
-                        self._size_memory_async(searcher, want)
-                        return
+                if (searcher is not None and hasattr(searcher, "use_memory")
+                        and self._hash.isready(searcher, want)):
+                    return  # the allocation thread answers readyok
                 if self._needs_new_game:
                     self._forget_game()
             except Exception as exc:  # report, but a GUI must still get readyok
@@ -649,7 +574,7 @@ class UsiEngine:
             self.info_string(f"plan soft {plan.soft_ms} hard {plan.hard_ms} depth {plan.depth} "
                              f"nodes {plan.nodes} infinite {plan.infinite} ponder {plan.ponder}")
         try:
-            self._await_memory()
+            self._hash.wait()
             searcher = self._ensure_searcher()
             if self._needs_new_game and searcher is not None:
                 self._forget_game()
@@ -801,6 +726,8 @@ class UsiEngine:
     def _solve_mate(self, job: SearchJob) -> list[str]:
         """`go mate <ms>|infinite`: exactly one `checkmate ...` line, verified mates only."""
         try:
+            if self._searcher is None:
+                raise RuntimeError(self._search_error or "no searcher")
             # the solver works inside the search's memory (one USI_Hash budget)
             solver = self._searcher.mate_solver()
         except Exception as exc:
