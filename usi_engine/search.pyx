@@ -37,6 +37,8 @@ from usi_engine.position cimport (Pos, Position, StateInfo, state, in_check, pos
 from usi_engine.movegen cimport GEN_LEGAL, GEN_CAPTURES, generate, gives_check, mate_in_one
 from usi_engine.evaluate cimport evaluate, piece_value
 from usi_engine.see cimport see_ge, see_value
+from usi_engine.history cimport (History, NO_PIECE_TO, piece_to, history_clear, quiet_score,
+                                 history_cutoff)
 from usi_engine.tt cimport (TT, TTEntry, BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT,
                             HashMemory, WRITER_SEARCH, WRITER_MATE, tt_attach, tt_new_game,
                             tt_new_search, tt_probe, tt_store, tt_hashfull)
@@ -93,9 +95,9 @@ cdef struct Context:
     int seldepth
     Control ctl                   # nodes, limits, stop, deadlines, Ctrl-C, progress
     int current_depth
-    int killers[MAX_PLY][2]
+    History hist                  # killers, butterfly, counter-move, continuation
+    int move_keys[MAX_PLY + 2]    # piece-to of the move made at each ply (NO_PIECE_TO: null)
     int static_evals[MAX_PLY + 2]   # per ply, -VALUE_INFINITE when in check
-    int history[2][88][81]
     int pv[MAX_PLY][MAX_PLY]
     int pv_length[MAX_PLY]
     RootMove* root_moves
@@ -158,6 +160,9 @@ cdef void score_moves(Context* c, const int* moves, int* scores, int n, int tt_m
     moves), killers, then quiet moves by history."""
     cdef const Pos* p = &c.pos
     cdef int i, m, victim, promo_gain
+    cdef int prev1 = c.move_keys[ply - 1] if ply >= 1 else NO_PIECE_TO
+    cdef int prev2 = c.move_keys[ply - 2] if ply >= 2 else NO_PIECE_TO
+    cdef int counter = c.hist.counter[prev1] if prev1 >= 0 else 0
     for i in range(n):
         m = moves[i]
         if m == tt_move:
@@ -170,12 +175,14 @@ cdef void score_moves(Context* c, const int* moves, int* scores, int n, int tt_m
         if victim != EMPTY or promo_gain:
             scores[i] = 16 * (see_value(victim) + promo_gain) - see_value(moved_type(p, m)) // 8
             scores[i] += (1 << 24) if not sort_by_see or see_ge(p, m, 0) else -(1 << 22)
-        elif m == c.killers[ply][0]:
+        elif m == c.hist.killers[ply][0]:
+            scores[i] = (1 << 23) + 2
+        elif m == c.hist.killers[ply][1]:
             scores[i] = (1 << 23) + 1
-        elif m == c.killers[ply][1]:
+        elif m == counter:
             scores[i] = 1 << 23
         else:
-            scores[i] = c.history[p.side][move_from(m)][move_to(m)]
+            scores[i] = quiet_score(&c.hist, p.side, m, move_key(p, m), prev1, prev2)
 
 
 cdef inline int pick_best(int* moves, int* scores, int start, int n) noexcept nogil:
@@ -199,19 +206,13 @@ cdef inline void update_pv(Context* c, int ply, int m) noexcept nogil:
     c.pv_length[ply] = n + 1
 
 
-cdef inline void reward_quiet(Context* c, int m, int ply, int depth) noexcept nogil:
-    cdef int* h = &c.history[c.pos.side][move_from(m)][move_to(m)]
-    cdef int bonus = depth * depth
-    h[0] += bonus - h[0] * bonus // 16384      # saturates near 16384
-    if c.killers[ply][0] != m:
-        c.killers[ply][1] = c.killers[ply][0]
-        c.killers[ply][0] = m
-
-
-cdef inline void punish_quiet(Context* c, int m, int depth) noexcept nogil:
-    cdef int* h = &c.history[c.pos.side][move_from(m)][move_to(m)]
-    cdef int bonus = depth * depth
-    h[0] -= bonus + h[0] * bonus // 16384
+cdef inline int move_key(const Pos* p, int m) noexcept nogil:
+    """The continuation-history index of m: the moved piece as it stands after m, and
+    where it goes."""
+    cdef int pt = moved_type(p, m)
+    if move_is_promotion(m):
+        pt += PROMOTED
+    return piece_to(pt, move_to(m))
 
 
 cdef inline int terminal_value(Context* c, int ply, bint* done) noexcept nogil:
@@ -326,6 +327,8 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     cdef int moves[MAX_MOVES]
     cdef int scores[MAX_MOVES]
     cdef int quiets_tried[64]
+    cdef int quiet_keys[64]
+    cdef int prev1, prev2, mkey
     cdef int n_quiets = 0
     cdef int n, i, m, v, best, best_move = 0, tt_move = 0, tt_value = VALUE_NONE
     cdef int static_eval, new_depth, reduction, searched = 0, bound
@@ -382,6 +385,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         # null move: if passing still beats beta, a real move will too
         if null_ok and depth >= 3 and static_eval >= beta:
             reduction = 3 + depth // 4
+            c.move_keys[ply] = NO_PIECE_TO
             pos_do_null(p)
             v = -search(c, depth - 1 - reduction, -beta, -beta + 1, ply + 1, False, False)
             pos_undo_null(p)
@@ -402,6 +406,8 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     n = generate(p, moves, GEN_LEGAL)
     if n == 0:
         return mated_in(ply)
+    prev1 = c.move_keys[ply - 1] if ply >= 1 else NO_PIECE_TO
+    prev2 = c.move_keys[ply - 2] if ply >= 2 else NO_PIECE_TO
     if ply == 0:
         n = _root_moves_into(c, moves)
     score_moves(c, moves, scores, n, tt_move, ply, True)
@@ -418,14 +424,14 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
             # futility: a quiet move cannot lift a hopeless static score to alpha
             if depth <= 3 and static_eval + 120 + 150 * depth <= alpha:
                 continue
-        # check extension for checks the opponent cannot simply take, bounded so that
-        # perpetual-check lines cannot run away
         new_depth = depth - 1
         reduction = 0
         if depth >= 3 and searched >= 1 + 2 * pv_node and quiet and not checked and not check_given:
             reduction = _late_move_reduction(c, m, depth, searched, ply, pv_node, improving)
             if reduction > new_depth - 1:
                 reduction = new_depth - 1
+        mkey = move_key(p, m)
+        c.move_keys[ply] = mkey
         pos_do_move(p, m)
         if searched == 0:
             v = -search(c, new_depth, -beta, -alpha, ply + 1, pv_node, True)
@@ -449,12 +455,12 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
                 update_pv(c, ply, m)
                 if v >= beta:
                     if quiet:
-                        reward_quiet(c, m, ply, depth)
-                        for i in range(n_quiets):
-                            punish_quiet(c, quiets_tried[i], depth)
+                        history_cutoff(&c.hist, p.side, m, mkey, prev1, prev2, ply, depth,
+                                       quiets_tried, quiet_keys, n_quiets)
                     break
         if quiet and n_quiets < 64:
             quiets_tried[n_quiets] = m
+            quiet_keys[n_quiets] = mkey
             n_quiets += 1
 
     if best >= beta:
@@ -474,9 +480,11 @@ cdef inline int _late_move_reduction(Context* c, int m, int depth, int searched,
     for killers and for moves with a good history; never negative."""
     cdef int r = LMR_TABLE[depth if depth < 64 else 63][searched + 1 if searched < 63 else 63]
     r += (not improving) - pv_node
-    if m == c.killers[ply][0] or m == c.killers[ply][1]:
+    if m == c.hist.killers[ply][0] or m == c.hist.killers[ply][1]:
         r -= 1
-    r -= c.history[c.pos.side][move_from(m)][move_to(m)] // 6000
+    r -= quiet_score(&c.hist, c.pos.side, m, move_key(&c.pos, m),
+                     c.move_keys[ply - 1] if ply >= 1 else NO_PIECE_TO,
+                     c.move_keys[ply - 2] if ply >= 2 else NO_PIECE_TO) // 10000
     return r if r > 0 else 0
 
 
@@ -557,8 +565,7 @@ cdef void _free_context(Context* c) noexcept nogil:
 
 
 cdef void _forget_history(Context* c) noexcept nogil:
-    memset(c.killers, 0, sizeof(c.killers))
-    memset(c.history, 0, sizeof(c.history))
+    history_clear(&c.hist)
 
 
 cdef int _prepare_helper(Context* h, const Context* main) noexcept nogil:
