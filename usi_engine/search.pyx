@@ -384,7 +384,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
             return static_eval
         # null move: if passing still beats beta, a real move will too
         if null_ok and depth >= 3 and static_eval >= beta:
-            reduction = 3 + depth // 4
+            reduction = 3 + depth // 3 + min((static_eval - beta) // 200, 3)
             c.move_keys[ply] = NO_PIECE_TO
             pos_do_null(p)
             v = -search(c, depth - 1 - reduction, -beta, -beta + 1, ply + 1, False, False)
@@ -416,14 +416,11 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         m = pick_best(moves, scores, i, n) if ply else moves[i]
         quiet = is_quiet(p, m)
         check_given = gives_check(p, m)
-        if (ply and not pv_node and not checked and quiet and not check_given
-                and best > -VALUE_MATE_IN_MAX_PLY):
-            # late-move pruning: drops make the quiet tail of the list very long
-            if depth <= 5 and searched >= (3 + depth * depth) * (1 + improving):
-                continue
-            # futility: a quiet move cannot lift a hopeless static score to alpha
-            if depth <= 3 and static_eval + 120 + 150 * depth <= alpha:
-                continue
+        if (ply and not pv_node and not checked and not check_given
+                and best > -VALUE_MATE_IN_MAX_PLY and _prune_move(c, m, quiet, depth, searched,
+                                                                 ply, alpha, static_eval,
+                                                                 improving)):
+            continue
         new_depth = depth - 1
         reduction = 0
         if depth >= 3 and searched >= 1 + 2 * pv_node and quiet and not checked and not check_given:
@@ -472,6 +469,31 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     tt_store(c.tt, e, key, value_to_tt(best, ply), bound, depth, best_move,
              static_eval if static_eval > -VALUE_INFINITE else 0)
     return best
+
+
+cdef inline bint _prune_move(Context* c, int m, bint quiet, int depth, int searched, int ply,
+                             int alpha, int static_eval, bint improving) noexcept nogil:
+    """Moves not worth searching near the leaves of a non-PV node (not in check, not
+    giving check, once a move has kept us from being mated): late quiet moves, quiet
+    moves that cannot lift the static score to alpha, that lose material on their
+    square or that have a bad history, and captures that lose clearly."""
+    cdef const Pos* p = &c.pos
+    cdef int lmr_depth
+    if not quiet:
+        return depth <= 6 and not see_ge(p, m, -150 * depth)
+    # drops make the quiet tail of the list very long
+    if depth <= 7 and searched >= (3 + depth * depth) * (1 + improving):
+        return True
+    lmr_depth = depth - 1 - LMR_TABLE[depth if depth < 64 else 63][searched + 1 if searched < 63 else 63]
+    if lmr_depth < 0:
+        lmr_depth = 0
+    if lmr_depth <= 6 and static_eval + 150 + 120 * lmr_depth <= alpha:
+        return True
+    if lmr_depth <= 2 and quiet_score(&c.hist, p.side, m, move_key(p, m),
+                                      c.move_keys[ply - 1] if ply >= 1 else NO_PIECE_TO,
+                                      c.move_keys[ply - 2] if ply >= 2 else NO_PIECE_TO) < -4000 * depth:
+        return True
+    return lmr_depth <= 6 and not see_ge(p, m, -40 * lmr_depth * lmr_depth)
 
 
 cdef inline int _late_move_reduction(Context* c, int m, int depth, int searched, int ply,
