@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 
+import os
+
 import pytest
 
 from usi_engine import options
@@ -28,7 +30,7 @@ EXPECTED_DEFAULTS = [
     ("MaxMovesToDraw", "spin", 0, 0, 100000),
     ("EnteringKingRule", "combo", "CSARule27", None, None),
     ("ResignValue", "spin", 99999, 100, 99999),
-    ("Threads", "spin", 1, 1, 1),
+    ("Threads", "spin", max(1, min(256, os.cpu_count() or 1)), 1, 256),
     ("USI_AnalyseMode", "check", False, None, None),
     ("DepthLimit", "spin", 0, 0, 1000),
     ("NodesLimit", "spin", 0, 0, 10**12),

@@ -37,6 +37,7 @@ def test_new_game_forgets_the_search_table():
     assert nodes_of_search(searcher) != reference       # a warm table changes the search
     searcher.new_game()
     assert nodes_of_search(searcher) == reference
+    nodes_of_search(searcher, depth=10)     # enough entries to show in hashfull's sample
     assert searcher.hashfull() > 0
 
 

@@ -362,12 +362,17 @@ def test_usinewgame_clears_per_game_state():
     def nodes_of(lines):
         return search_infos(lines)[-1]["nodes"]
 
+    def single_threaded(e):   # node counts are exact with one search thread
+        e.handshake()
+        e.send("setoption name Threads value 1", "isready")
+        e.expect("readyok")
+
     with UsiProcess() as fresh:
-        fresh.handshake()
+        single_threaded(fresh)
         fresh.send("usinewgame")
         reference = nodes_of(fresh.go(probe, "go depth 6")[0])
     with UsiProcess() as engine:
-        engine.handshake()
+        single_threaded(engine)
         engine.send("usinewgame")
         engine.go("position startpos moves 2g2f 8c8d", "go depth 6")
         warm = nodes_of(engine.go(probe, "go depth 6")[0])
@@ -593,11 +598,18 @@ def test_bestmove_resign_when_there_is_no_legal_move(engine):
     assert bestmove_of(lines) == ("resign", None)
 
 
-def test_bestmove_resign_when_mated_for_certain(engine):
+def test_a_mate_against_us_is_played_out_under_the_default_resign_value(engine):
+    lines, _ = engine.go(MATED_IN_2, "go depth 6")
+    # ResignValue 99999 never resigns: a mate counts as -(32000 - plies)
+    assert bestmove_of(lines)[0] not in ("resign", None)
+    # the score says it is lost: negative mate distance, from the loser's point of view
+    assert search_infos(lines)[-1]["score"] == ("mate", "-2")
+
+
+def test_a_mate_against_us_resigns_below_a_finite_resign_value(engine):
+    engine.send("setoption name ResignValue value 3000")
     lines, _ = engine.go(MATED_IN_2, "go depth 6")
     assert bestmove_of(lines) == ("resign", None)
-    # the score says so: negative mate distance, from the loser's point of view
-    assert search_infos(lines)[-1]["score"] == ("mate", "-2")
 
 
 def test_bestmove_resign_below_resign_value_only(engine):
@@ -745,7 +757,7 @@ def test_gui_standard_options_are_offered():
     assert "type spin" in declared["USI_Hash"]
     assert "type check" in declared["USI_Ponder"]
     assert re.search(r"type spin default 1 min 1 ", declared["MultiPV"])
-    assert "type spin" in declared["Threads"]
+    assert "type spin" in declared["Threads"] and "max 256" in declared["Threads"]
     assert "type spin" in declared["NetworkDelay"] and "type spin" in declared["MinimumThinkingTime"]
     assert "type check" in declared["USI_AnalyseMode"]
     assert "type spin" in declared["MaxMovesToDraw"]

@@ -28,6 +28,7 @@ Other modules add their own options by extending the table, e.g.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -220,6 +221,9 @@ def button(name: str, doc: str = "") -> OptionSpec:
     return OptionSpec(name, "button", None, doc=doc)
 
 
+#: Threads' default: one search thread per core of this machine (at most 256).
+DEFAULT_THREADS = max(1, min(256, os.cpu_count() or 1))
+
 #: The engine's options, in the order the ``usi`` reply lists them.
 DEFAULT_OPTIONS: tuple[OptionSpec, ...] = (
     # GUIs send USI_Hash and USI_Ponder even when an engine does not list them;
@@ -246,7 +250,9 @@ DEFAULT_OPTIONS: tuple[OptionSpec, ...] = (
           "whether the entering-king declaration (bestmove win) is allowed"),
     spin("ResignValue", 99999, 100, 99999,
          "resign when the score is below minus this (99999 = never)"),
-    spin("Threads", 1, 1, 1, "search threads (the search is single-threaded for now)"),
+    spin("Threads", DEFAULT_THREADS, 1, 256,
+         "search threads (lazy SMP: helpers share the table), taken at isready; the "
+         "default is this machine's core count. go nodes searches on one thread"),
     check("USI_AnalyseMode", False, "the GUI is analysing, not playing"),
     spin("DepthLimit", 0, 0, 1000, "maximum search depth (0 = none)"),
     spin("NodesLimit", 0, 0, 10**12, "maximum nodes per search (0 = none)"),

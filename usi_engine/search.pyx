@@ -1,18 +1,14 @@
 # cython: language_level=3
-"""Iterative-deepening principal variation search.
+"""The Searcher: iterative deepening over the tree search (tree.pyx), lazy-SMP helper
+threads, time decisions between iterations, the root mate probe, and the Python
+boundary (results, progress reports).
 
 The tree search is C code that runs without the GIL.  Through `control` it polls the
 stop flag and the deadlines (written by the protocol thread through `stop()` and
 `set_deadlines()`) every 1024 nodes, and takes the GIL only to report progress (at
 the end of each iteration and about every 500 ms) and, on the main thread, to let
-Ctrl-C through.
-
-Techniques: aspiration windows, PVS, a transposition table, null-move pruning,
-reverse futility pruning, late-move reductions, check extension, quiescence on
-captures and promotions (all evasions when in check), move ordering by TT move,
-MVV-LVA, killers and history; mate scores in plies; repetition (draw, or a loss for
-the side that checked throughout), the entering-king declaration and a maximum game
-length as terminal rules.
+Ctrl-C through.  With `set_threads(n)`, n - 1 helper threads search the same root
+on their own state and share the transposition table.
 
     >>> from usi_engine.position import Position
     >>> r = Searcher().search(Position(), depth=4)
@@ -23,90 +19,20 @@ import threading
 
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport calloc, free
-from libc.string cimport memcpy, memset
+from libc.string cimport memset
 
-from usi_engine.types cimport *
-from usi_engine.bitboard cimport *
-from usi_engine.position cimport (Pos, Position, StateInfo, state, in_check, position_key,
-                                  is_attacked,
-                                  pos_do_move, pos_undo_move, pos_do_null, pos_undo_null,
-                                  pos_repetition, pos_declaration_win, pos_copy, pos_free,
-                                  pos_reserve, REPETITION_DRAW, REPETITION_WIN,
-                                  REPETITION_LOSE)
-from usi_engine.movegen cimport GEN_LEGAL, GEN_CAPTURES, generate, gives_check, mate_in_one
-from usi_engine.evaluate cimport evaluate, piece_value
-from usi_engine.tt cimport (TT, TTEntry, BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT,
-                            HashMemory, WRITER_SEARCH, WRITER_MATE, tt_attach, tt_new_game,
-                            tt_new_search, tt_probe, tt_store, tt_hashfull)
-
+from usi_engine.types cimport MAX_MOVES
+from usi_engine.position cimport Position, pos_copy, pos_reserve
+from usi_engine.movegen cimport GEN_LEGAL, generate
+from usi_engine.tt cimport (TT, HashMemory, WRITER_SEARCH, WRITER_MATE, tt_attach,
+                            tt_new_game, tt_new_search, tt_hashfull)
 from usi_engine.atomics cimport atomic_load_int, atomic_load_i64, atomic_store_i64, monotonic_ns
-from usi_engine.control cimport (Control, ctl_count, ctl_stop, ctl_clear_stop, ctl_start,
-                                 ctl_deadline_after, ctl_raise_pending, ctl_elapsed_ms)
-
-init_tables()
-
-cdef enum:
-    MAX_PLY = 128
-    MAX_ROOT_MOVES = MAX_MOVES
-    VALUE_INFINITE = 32001
-    VALUE_MATE = 32000
-    VALUE_MATE_IN_MAX_PLY = VALUE_MATE - MAX_PLY
-    VALUE_NONE = 32002
-    QSEARCH_MAX_PLIES = 16
-    MATE1_MIN_DEPTH = 1      # nodes at least this deep look for a mate in one first
-    NO_DEADLINE = 0
-
-
-cdef struct RootMove:
-    int move
-    int score
-    int previous_score
-    int seldepth
-    int pv_length
-    int pv[MAX_PLY]
-
-
-cdef struct Context:
-    Pos pos
-    TT* tt
-    int root_sp
-    int max_game_ply
-    bint entering_king_rule
-    int seldepth
-    Control ctl                   # nodes, limits, stop, deadlines, Ctrl-C, progress
-    int current_depth
-    int killers[MAX_PLY][2]
-    int history[2][88][81]
-    int pv[MAX_PLY][MAX_PLY]
-    int pv_length[MAX_PLY]
-    RootMove* root_moves
-    int root_count
-    int pv_index
-
-
-cdef inline int mate_in(int ply) noexcept nogil:
-    return VALUE_MATE - ply
-
-
-cdef inline int mated_in(int ply) noexcept nogil:
-    return -VALUE_MATE + ply
-
-
-cdef inline int value_to_tt(int v, int ply) noexcept nogil:
-    """Mate scores are stored relative to the node, not the root."""
-    if v >= VALUE_MATE_IN_MAX_PLY:
-        return v + ply
-    if v <= -VALUE_MATE_IN_MAX_PLY:
-        return v - ply
-    return v
-
-
-cdef inline int value_from_tt(int v, int ply) noexcept nogil:
-    if v >= VALUE_MATE_IN_MAX_PLY:
-        return v - ply
-    if v <= -VALUE_MATE_IN_MAX_PLY:
-        return v + ply
-    return v
+from usi_engine.control cimport (ctl_stop, ctl_clear_stop, ctl_start, ctl_deadline_after,
+                                 ctl_raise_pending, ctl_elapsed_ms)
+from usi_engine.tree cimport (MAX_PLY, MAX_ROOT_MOVES, VALUE_INFINITE, VALUE_MATE,
+                              VALUE_MATE_IN_MAX_PLY, NO_DEADLINE, RootMove, Context, iterate,
+                              helper_search, new_context, free_context, forget_history,
+                              prepare_helper)
 
 
 cdef void _report_progress(void* owner) noexcept with gil:
@@ -114,381 +40,6 @@ cdef void _report_progress(void* owner) noexcept with gil:
         (<Searcher>owner)._emit_progress()
     except BaseException:
         pass   # a broken callback must not kill the search
-
-
-cdef inline int captured_type(const Pos* p, int m) noexcept nogil:
-    if move_is_drop(m):
-        return EMPTY
-    return piece_type(p.board[move_to(m)])
-
-
-cdef inline int moved_type(const Pos* p, int m) noexcept nogil:
-    if move_is_drop(m):
-        return move_dropped_type(m)
-    return piece_type(p.board[move_from(m)])
-
-
-cdef inline bint is_quiet(const Pos* p, int m) noexcept nogil:
-    return captured_type(p, m) == EMPTY and not move_is_promotion(m)
-
-
-cdef void score_moves(Context* c, const int* moves, int* scores, int n, int tt_move,
-                      int ply) noexcept nogil:
-    cdef const Pos* p = &c.pos
-    cdef int i, m, victim, promo_gain
-    for i in range(n):
-        m = moves[i]
-        if m == tt_move:
-            scores[i] = 1 << 30
-            continue
-        victim = captured_type(p, m)
-        promo_gain = 0
-        if move_is_promotion(m):
-            promo_gain = piece_value(moved_type(p, m) + PROMOTED) - piece_value(moved_type(p, m))
-        if victim != EMPTY or promo_gain:
-            scores[i] = (1 << 24) + 16 * (piece_value(victim) + promo_gain) \
-                        - piece_value(moved_type(p, m)) // 8
-        elif m == c.killers[ply][0]:
-            scores[i] = (1 << 23) + 1
-        elif m == c.killers[ply][1]:
-            scores[i] = 1 << 23
-        else:
-            scores[i] = c.history[p.side][move_from(m)][move_to(m)]
-
-
-cdef inline int pick_best(int* moves, int* scores, int start, int n) noexcept nogil:
-    """Selection sort step: bring the best remaining move to `start`."""
-    cdef int best = start
-    cdef int i, t
-    for i in range(start + 1, n):
-        if scores[i] > scores[best]:
-            best = i
-    if best != start:
-        t = moves[start]; moves[start] = moves[best]; moves[best] = t
-        t = scores[start]; scores[start] = scores[best]; scores[best] = t
-    return moves[start]
-
-
-cdef inline void update_pv(Context* c, int ply, int m) noexcept nogil:
-    cdef int n = c.pv_length[ply + 1]
-    c.pv[ply][0] = m
-    if n > 0:
-        memcpy(&c.pv[ply][1], &c.pv[ply + 1][0], n * sizeof(int))
-    c.pv_length[ply] = n + 1
-
-
-cdef inline void reward_quiet(Context* c, int m, int ply, int depth) noexcept nogil:
-    cdef int* h = &c.history[c.pos.side][move_from(m)][move_to(m)]
-    cdef int bonus = depth * depth
-    h[0] += bonus - h[0] * bonus // 16384      # saturates near 16384
-    if c.killers[ply][0] != m:
-        c.killers[ply][1] = c.killers[ply][0]
-        c.killers[ply][0] = m
-
-
-cdef inline void punish_quiet(Context* c, int m, int depth) noexcept nogil:
-    cdef int* h = &c.history[c.pos.side][move_from(m)][move_to(m)]
-    cdef int bonus = depth * depth
-    h[0] -= bonus + h[0] * bonus // 16384
-
-
-cdef inline int terminal_value(Context* c, int ply, bint* done) noexcept nogil:
-    """Game-rule outcomes at an interior node: repetition, declaration, move limit."""
-    cdef Pos* p = &c.pos
-    cdef int rep = pos_repetition(p, p.sp)
-    done[0] = True
-    if rep == REPETITION_DRAW:
-        return 0
-    if rep == REPETITION_WIN:
-        return mate_in(ply)
-    if rep == REPETITION_LOSE:
-        return mated_in(ply)
-    if c.entering_king_rule and pos_declaration_win(p):
-        return mate_in(ply)
-    if c.max_game_ply and p.game_ply > c.max_game_ply:
-        return 0
-    done[0] = False
-    return 0
-
-
-cdef inline bint _loses_material(const Pos* p, int m, int victim) noexcept nogil:
-    """A rough static-exchange test: the mover is worth clearly more than what it
-    takes and the opponent guards the square."""
-    cdef int mover = moved_type(p, m)
-    if move_is_promotion(m) or piece_value(mover) <= piece_value(victim) + 50:
-        return False
-    return is_attacked(p, p.side ^ 1, move_to(m), p.occupied)
-
-
-cdef inline bint _safe_square(const Pos* p, int m) noexcept nogil:
-    """The moved or dropped piece does not stand where the opponent can take it."""
-    cdef bb_t occ = p.occupied | bb_square(move_to(m))
-    if not move_is_drop(m):
-        occ ^= bb_square(move_from(m))
-    return not is_attacked(p, p.side ^ 1, move_to(m), occ)
-
-
-cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept nogil:
-    cdef Pos* p = &c.pos
-    cdef int moves[MAX_MOVES]
-    cdef int scores[MAX_MOVES]
-    cdef int n, i, m, v, best, stand_pat, victim
-    cdef bint checked = in_check(p)
-    cdef bint found
-    cdef TTEntry* e
-    cdef int tt_move = 0
-    cdef int old_alpha = alpha
-    cdef int best_move = 0
-    cdef uint64_t key = position_key(p)
-    ctl_count(&c.ctl)
-    c.pv_length[ply] = 0
-    if c.ctl.aborted:
-        return 0
-    if ply > c.seldepth:
-        c.seldepth = ply
-    if ply >= MAX_PLY - 1:
-        return evaluate(p)
-    e = tt_probe(c.tt, key, &found)
-    if found:
-        tt_move = e.move
-        v = value_from_tt(e.value, ply)
-        if ((e.gen_bound & 3) == BOUND_EXACT or ((e.gen_bound & 3) == BOUND_LOWER and v >= beta)
-                or ((e.gen_bound & 3) == BOUND_UPPER and v <= alpha)):
-            return v
-    if checked:
-        n = generate(p, moves, GEN_LEGAL)
-        if n == 0:
-            return mated_in(ply)
-        if qply >= QSEARCH_MAX_PLIES:
-            return evaluate(p)
-        best = -VALUE_INFINITE
-        stand_pat = -VALUE_INFINITE
-    else:
-        stand_pat = evaluate(p)
-        if stand_pat >= beta or qply >= QSEARCH_MAX_PLIES:
-            return stand_pat
-        if stand_pat > alpha:
-            alpha = stand_pat
-        best = stand_pat
-        n = generate(p, moves, GEN_CAPTURES)
-    score_moves(c, moves, scores, n, tt_move, ply)
-    for i in range(n):
-        m = pick_best(moves, scores, i, n)
-        if not checked:
-            victim = captured_type(p, m)
-            # delta pruning: even winning the piece cannot lift us to alpha
-            if stand_pat + piece_value(victim) + 200 < alpha and not move_is_promotion(m):
-                continue
-            # a capture that gives up more than it wins on a guarded square
-            if _loses_material(p, m, victim):
-                continue
-        pos_do_move(p, m)
-        v = -qsearch(c, -beta, -alpha, ply + 1, qply + 1)
-        pos_undo_move(p)
-        if c.ctl.aborted:
-            return 0
-        if v > best:
-            best = v
-            if v > alpha:
-                alpha = v
-                best_move = m
-                update_pv(c, ply, m)
-                if v >= beta:
-                    break
-    tt_store(c.tt, e, key, value_to_tt(best, ply),
-             BOUND_LOWER if best >= beta else (BOUND_EXACT if best > old_alpha else BOUND_UPPER),
-             0, best_move, stand_pat if stand_pat > -VALUE_INFINITE else 0)
-    return best
-
-
-cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_node,
-                bint null_ok) noexcept nogil:
-    cdef Pos* p = &c.pos
-    cdef int moves[MAX_MOVES]
-    cdef int scores[MAX_MOVES]
-    cdef int quiets_tried[64]
-    cdef int n_quiets = 0
-    cdef int n, i, m, v, best, best_move = 0, tt_move = 0, tt_value = VALUE_NONE
-    cdef int static_eval, new_depth, reduction, searched = 0, bound
-    cdef int old_alpha = alpha
-    cdef bint checked, found, done, quiet, check_given
-    cdef TTEntry* e
-    cdef uint64_t key
-
-    if depth <= 0:
-        return qsearch(c, alpha, beta, ply, 0)
-    ctl_count(&c.ctl)
-    c.pv_length[ply] = 0
-    if c.ctl.aborted:
-        return 0
-    if ply > c.seldepth:
-        c.seldepth = ply
-    if ply > 0:
-        v = terminal_value(c, ply, &done)
-        if done:
-            return v
-        # mate distance pruning
-        if alpha < mated_in(ply):
-            alpha = mated_in(ply)
-        if beta > mate_in(ply + 1):
-            beta = mate_in(ply + 1)
-        if alpha >= beta:
-            return alpha
-    if ply >= MAX_PLY - 1:
-        return evaluate(p)
-
-    key = position_key(p)
-    e = tt_probe(c.tt, key, &found)
-    if found:
-        tt_move = e.move
-        tt_value = value_from_tt(e.value, ply)
-        if not pv_node and e.depth - 1 >= depth:
-            bound = e.gen_bound & 3
-            if (bound == BOUND_EXACT or (bound == BOUND_LOWER and tt_value >= beta)
-                    or (bound == BOUND_UPPER and tt_value <= alpha)):
-                return tt_value
-
-    checked = in_check(p)
-    static_eval = -VALUE_INFINITE if checked else (e.eval if found else evaluate(p))
-
-    if not pv_node and not checked and abs(beta) < VALUE_MATE_IN_MAX_PLY:
-        # reverse futility: far above beta near the leaves
-        if depth <= 5 and static_eval - 150 * depth >= beta:
-            return static_eval
-        # null move: if passing still beats beta, a real move will too
-        if null_ok and depth >= 3 and static_eval >= beta:
-            reduction = 3 + depth // 4
-            pos_do_null(p)
-            v = -search(c, depth - 1 - reduction, -beta, -beta + 1, ply + 1, False, False)
-            pos_undo_null(p)
-            if c.ctl.aborted:
-                return 0
-            if v >= beta:
-                return beta if v >= VALUE_MATE_IN_MAX_PLY else v
-
-    if ply and not checked and depth >= MATE1_MIN_DEPTH:
-        # a mate in one ends the search of this node with its exact value
-        m = mate_in_one(p)
-        if m:
-            v = mate_in(ply + 1)
-            c.pv[ply][0] = m
-            c.pv_length[ply] = 1
-            tt_store(c.tt, e, key, value_to_tt(v, ply), BOUND_EXACT, depth, m, static_eval)
-            return v
-    n = generate(p, moves, GEN_LEGAL)
-    if n == 0:
-        return mated_in(ply)
-    if ply == 0:
-        n = _root_moves_into(c, moves)
-    score_moves(c, moves, scores, n, tt_move, ply)
-    best = -VALUE_INFINITE
-    for i in range(n):
-        m = pick_best(moves, scores, i, n) if ply else moves[i]
-        quiet = is_quiet(p, m)
-        check_given = gives_check(p, m)
-        if (ply and not pv_node and not checked and quiet and not check_given
-                and best > -VALUE_MATE_IN_MAX_PLY):
-            # late-move pruning: drops make the quiet tail of the list very long
-            if depth <= 4 and searched >= 4 + 2 * depth * depth:
-                continue
-            # futility: a quiet move cannot lift a hopeless static score to alpha
-            if depth <= 3 and static_eval + 120 + 150 * depth <= alpha:
-                continue
-        # check extension for checks the opponent cannot simply take, bounded so that
-        # perpetual-check lines cannot run away
-        new_depth = depth - 1
-        if check_given and ply < 2 * c.current_depth and _safe_square(p, m):
-            new_depth += 1
-        pos_do_move(p, m)
-        if searched == 0:
-            v = -search(c, new_depth, -beta, -alpha, ply + 1, pv_node, True)
-        else:
-            reduction = 0
-            if depth >= 3 and searched >= 3 and quiet and not checked and not check_given:
-                reduction = 1 + (searched >= 8) + (depth >= 8 and searched >= 16) - pv_node
-                if reduction < 0:
-                    reduction = 0
-            v = -search(c, new_depth - reduction, -alpha - 1, -alpha, ply + 1, False, True)
-            if v > alpha and reduction:
-                v = -search(c, new_depth, -alpha - 1, -alpha, ply + 1, False, True)
-            if v > alpha and pv_node and v < beta:
-                v = -search(c, new_depth, -beta, -alpha, ply + 1, True, True)
-        pos_undo_move(p)
-        if c.ctl.aborted:
-            return 0
-        searched += 1
-        if ply == 0:
-            _record_root_move(c, m, v, alpha, searched == 1)
-        if v > best:
-            best = v
-            if v > alpha:
-                best_move = m
-                alpha = v
-                update_pv(c, ply, m)
-                if v >= beta:
-                    if quiet:
-                        reward_quiet(c, m, ply, depth)
-                        for i in range(n_quiets):
-                            punish_quiet(c, quiets_tried[i], depth)
-                    break
-        if quiet and n_quiets < 64:
-            quiets_tried[n_quiets] = m
-            n_quiets += 1
-
-    if best >= beta:
-        bound = BOUND_LOWER
-    elif pv_node and best > old_alpha:
-        bound = BOUND_EXACT
-    else:
-        bound = BOUND_UPPER
-    tt_store(c.tt, e, key, value_to_tt(best, ply), bound, depth, best_move,
-             static_eval if static_eval > -VALUE_INFINITE else 0)
-    return best
-
-
-cdef int _root_moves_into(Context* c, int* moves) noexcept nogil:
-    """At the root, search the root-move list (searchmoves, MultiPV exclusions) in
-    its current order instead of the generated list."""
-    cdef int i, k = 0
-    for i in range(c.pv_index, c.root_count):
-        moves[k] = c.root_moves[i].move
-        k += 1
-    return k
-
-
-cdef void _record_root_move(Context* c, int m, int v, int alpha, bint first) noexcept nogil:
-    cdef int i
-    cdef RootMove* rm
-    for i in range(c.pv_index, c.root_count):
-        rm = &c.root_moves[i]
-        if rm.move != m:
-            continue
-        if first or v > alpha:
-            rm.score = v
-            rm.seldepth = c.seldepth
-            rm.pv[0] = m
-            rm.pv_length = 1
-            if c.pv_length[1] > 0:
-                memcpy(&rm.pv[1], &c.pv[1][0], c.pv_length[1] * sizeof(int))
-                rm.pv_length = 1 + c.pv_length[1]
-        else:
-            rm.score = -VALUE_INFINITE
-        return
-
-
-cdef void _sort_root_moves(Context* c, int start) noexcept nogil:
-    """Stable insertion sort by score, best first."""
-    cdef int i, j
-    cdef RootMove tmp
-    for i in range(start + 1, c.root_count):
-        if c.root_moves[i].score <= c.root_moves[i - 1].score:
-            continue
-        memcpy(&tmp, &c.root_moves[i], sizeof(RootMove))
-        j = i
-        while j > start and c.root_moves[j - 1].score < tmp.score:
-            memcpy(&c.root_moves[j], &c.root_moves[j - 1], sizeof(RootMove))
-            j -= 1
-        memcpy(&c.root_moves[j], &tmp, sizeof(RootMove))
 
 
 class SearchResult:
@@ -530,6 +81,10 @@ cdef class Searcher:
     cdef TT tt
     cdef HashMemory memory
     cdef Context* ctx
+    cdef Context** helpers        # threads - 1 helper contexts (lazy SMP)
+    cdef int n_helpers
+    cdef list helper_threads      # the running helpers' Python threads
+    cdef int active_helpers       # helpers that took part in the last search
     cdef object on_info
     cdef int multipv
     cdef bint searching
@@ -539,20 +94,52 @@ cdef class Searcher:
 
     def __cinit__(self):
         memset(&self.tt, 0, sizeof(TT))
-        self.ctx = <Context*>calloc(1, sizeof(Context))
+        self.ctx = new_context()
         if self.ctx == NULL:
-            raise MemoryError()
-        self.ctx.root_moves = <RootMove*>calloc(MAX_ROOT_MOVES, sizeof(RootMove))
-        if self.ctx.root_moves == NULL:
             raise MemoryError()
         self.ctx.ctl.owner = <void*>self
         self.ctx.ctl.report = _report_progress
+        self.helper_threads = []
 
     def __dealloc__(self):
-        if self.ctx != NULL:
-            pos_free(&self.ctx.pos)
-            free(self.ctx.root_moves)
-            free(self.ctx)
+        free_context(self.ctx)
+        self._free_helpers()
+
+    cdef void _free_helpers(self):
+        cdef int i
+        if self.helpers != NULL:
+            for i in range(self.n_helpers):
+                free_context(self.helpers[i])
+            free(self.helpers)
+        self.helpers = NULL
+        self.n_helpers = 0
+
+    @property
+    def threads(self) -> int:
+        """Search threads: the main one and threads - 1 helpers (lazy SMP)."""
+        return 1 + self.n_helpers
+
+    def set_threads(self, int threads) -> None:
+        """Use `threads` search threads (1..256) from the next search on; 1 searches
+        deterministically.  Not during a search."""
+        cdef int i
+        if not 1 <= threads <= 256:
+            raise ValueError(f"threads must be in 1..256, not {threads}")
+        if threads - 1 == self.n_helpers:
+            return
+        self._free_helpers()
+        if threads == 1:
+            return
+        self.helpers = <Context**>calloc(threads - 1, sizeof(Context*))
+        if self.helpers == NULL:
+            raise MemoryError()
+        for i in range(threads - 1):
+            self.helpers[i] = new_context()
+            if self.helpers[i] == NULL:
+                self.n_helpers = i
+                self._free_helpers()
+                raise MemoryError()
+            self.n_helpers = i + 1
 
     def set_hash(self, int megabytes) -> None:
         """Size the table memory: allocated and every page touched here, never during a
@@ -602,15 +189,19 @@ cdef class Searcher:
             tt_new_game(&self.tt)
         if self.solver is not None:
             self.solver.clear()
-        memset(self.ctx.killers, 0, sizeof(self.ctx.killers))
-        memset(self.ctx.history, 0, sizeof(self.ctx.history))
+        forget_history(self.ctx)
+        for i in range(self.n_helpers):
+            forget_history(self.helpers[i])
 
     def hashfull(self) -> int:
         return tt_hashfull(&self.tt) if self.tt.table != NULL else 0
 
     def stop(self) -> None:
         """Ask the running search to return as soon as possible (thread-safe)."""
+        cdef int i
         ctl_stop(&self.ctx.ctl)
+        for i in range(self.n_helpers):
+            ctl_stop(&self.helpers[i].ctl)
         if self.probing and self.solver is not None:
             self.solver.stop()
 
@@ -664,6 +255,7 @@ cdef class Searcher:
             c.root_moves[i].previous_score = -VALUE_INFINITE
             c.root_moves[i].pv[0] = moves[i]
             c.root_moves[i].pv_length = 1
+        self.active_helpers = 0
         if n == 0:
             return SearchResult()
         if clear_stop:
@@ -686,19 +278,128 @@ cdef class Searcher:
         tt_new_search(&self.tt)
         completed = 0
         self.completed_lines = []
+        # node-limited searches stay on one thread: `go nodes` is then reproducible
+        helpers = self.n_helpers if nodes <= 0 else 0
+        try:
+            self._start_helpers(helpers, max_depth)
+            completed = self._main_search(max_depth)
+        finally:
+            self._stop_helpers()
+        if helpers and self.multipv == 1:
+            self._adopt_best_helper(completed)
+        return self._result(completed)
+
+    cdef int _main_search(self, int max_depth) except -1:
+        """The main thread's iterative deepening; returns the last completed depth."""
+        cdef Context* c = self.ctx
+        cdef int d, completed = 0, previous_best, previous_score
         for d in range(1, max_depth + 1):
             c.current_depth = d
+            previous_best = c.root_moves[0].move
+            previous_score = c.root_moves[0].score
             with nogil:
-                self._iterate(d)
+                iterate(c, d, self.multipv)
             if c.ctl.aborted and d > 1:
-                # an iteration cut off mid-way may hold aspiration bounds, not scores
+                # an iteration cut off mid-way may hold aspiration bounds, not scores;
+                # but a move that beat the previous best in it was searched in full
+                self._adopt_partial_best(previous_best)
                 break
             completed = d
             self._snapshot_lines()
             self._emit_iteration(d)
-            if c.ctl.aborted or self._soft_deadline_passed() or self._mate_settled(d):
+            if c.ctl.aborted or self._mate_settled(d):
                 break
-        return self._result(completed)
+            if self._next_iteration_would_overrun(previous_best, previous_score):
+                break
+        return completed
+
+    def _start_helpers(self, int count, int max_depth) -> None:
+        cdef Context* h
+        cdef int i
+        self.active_helpers = count
+        for i in range(count):
+            h = self.helpers[i]
+            if prepare_helper(h, self.ctx) != 0:
+                raise MemoryError()
+            t = threading.Thread(target=self._run_helper, args=(i, max_depth),
+                                 name=f"usi_engine-helper-{i + 1}", daemon=True)
+            self.helper_threads.append(t)
+            t.start()
+
+    def _run_helper(self, int i, int max_depth) -> None:
+        cdef Context* h = self.helpers[i]
+        with nogil:
+            helper_search(h, i + 1, max_depth)
+
+    def _stop_helpers(self) -> None:
+        cdef int i
+        for i in range(self.n_helpers):
+            ctl_stop(&self.helpers[i].ctl)
+        for t in self.helper_threads:
+            t.join()
+        self.helper_threads = []
+
+    cdef void _adopt_best_helper(self, int completed):
+        """A helper that completed a deeper iteration with a better score than the main
+        thread's gives the move (the lazy-SMP vote of Stockfish-family engines)."""
+        cdef Context* h
+        cdef RootMove* best = NULL
+        cdef int i, depth = completed
+        cdef int score = self.completed_lines[0][1] if self.completed_lines else -VALUE_INFINITE
+        for i in range(self.n_helpers):
+            h = self.helpers[i]
+            if h.completed_depth > depth and h.best_line.score > score:
+                best, depth, score = &h.best_line, h.completed_depth, h.best_line.score
+        if best != NULL:
+            self.completed_lines = [(best.move, best.score, best.seldepth,
+                                     [best.pv[k] for k in range(best.pv_length)])]
+
+    @property
+    def thread_nodes(self) -> list:
+        """Nodes searched by each thread in the last search, the main thread first."""
+        return [self.ctx.ctl.nodes] + [self.helpers[i].ctl.nodes
+                                       for i in range(self.active_helpers)]
+
+    cdef uint64_t _total_nodes(self):
+        cdef uint64_t n = self.ctx.ctl.nodes
+        cdef int i
+        for i in range(self.active_helpers):
+            n += self.helpers[i].ctl.nodes
+        return n
+
+    cdef void _adopt_partial_best(self, int previous_best):
+        """After a cut-off iteration: a root move other than the previous best that
+        holds a score was searched completely and beat the previous best's score at
+        the new depth, so it is the better move; report it in place of the old line."""
+        cdef RootMove* rm = &self.ctx.root_moves[0]
+        if (self.multipv != 1 or rm.move == previous_best or rm.score == -VALUE_INFINITE
+                or not self.completed_lines):
+            return
+        self.completed_lines = [(rm.move, rm.score, rm.seldepth,
+                                 [rm.pv[i] for i in range(rm.pv_length)])]
+
+    cdef bint _next_iteration_would_overrun(self, int previous_best, int previous_score):
+        """Past the soft deadline, or past the share of it after which the next
+        iteration is unlikely to finish: 60% of the soft budget, the whole of it while
+        the best move changes or its score falls."""
+        cdef int64_t soft = atomic_load_i64(&self.ctx.ctl.soft_deadline)
+        cdef int64_t hard = atomic_load_i64(&self.ctx.ctl.hard_deadline)
+        cdef int64_t now = monotonic_ns()
+        cdef RootMove* rm = &self.ctx.root_moves[0]
+        cdef bint unstable
+        if soft == NO_DEADLINE:
+            return False
+        if now >= soft:
+            return True
+        if hard != NO_DEADLINE and soft >= hard:
+            # byoyomi: the time cannot be saved, and a cut-off iteration still
+            # contributes its completed better moves
+            return False
+        unstable = (rm.move != previous_best
+                    or (previous_score != -VALUE_INFINITE and rm.score < previous_score - 30))
+        if unstable:
+            return False
+        return now - self.ctx.ctl.start_ns >= (soft - self.ctx.ctl.start_ns) * 6 // 10
 
     def _mate_probe(self, Position position, int time_ms, searchmoves):
         """A short df-pn run before the tree search, in the memory's probe slice: a
@@ -730,42 +431,6 @@ cdef class Searcher:
                             score_mate=len(pv), depth=len(pv), seldepth=len(pv),
                             nodes=result.nodes, time_ms=result.time_ms, pv=pv)
 
-    cdef void _iterate(self, int depth) noexcept nogil:
-        """One iteration of iterative deepening, every MultiPV line, with aspiration."""
-        cdef Context* c = self.ctx
-        cdef int k, v, alpha, beta, delta, prev
-        for k in range(c.root_count):
-            c.root_moves[k].previous_score = c.root_moves[k].score
-        for k in range(self.multipv):
-            c.pv_index = k
-            prev = c.root_moves[k].previous_score
-            delta = 40
-            if depth >= 4 and abs(prev) < VALUE_MATE_IN_MAX_PLY:
-                alpha = max(prev - delta, -VALUE_INFINITE)
-                beta = min(prev + delta, VALUE_INFINITE)
-            else:
-                alpha = -VALUE_INFINITE
-                beta = VALUE_INFINITE
-            while True:
-                c.seldepth = 0
-                v = search(c, depth, alpha, beta, 0, True, False)
-                _sort_root_moves(c, k)
-                if c.ctl.aborted:
-                    return
-                if v <= alpha:
-                    beta = (alpha + beta) // 2
-                    alpha = max(v - delta, -VALUE_INFINITE)
-                elif v >= beta:
-                    beta = min(v + delta, VALUE_INFINITE)
-                else:
-                    break
-                delta += delta // 2 + 20
-            _sort_root_moves(c, 0)
-
-    cdef bint _soft_deadline_passed(self):
-        cdef int64_t soft = atomic_load_i64(&self.ctx.ctl.soft_deadline)
-        return soft != NO_DEADLINE and monotonic_ns() >= soft
-
     cdef bint _mate_settled(self, int depth):
         # a mate found with every reply searched needs no deeper iteration
         cdef int v = self.ctx.root_moves[0].score
@@ -791,8 +456,9 @@ cdef class Searcher:
         cdef Context* c = self.ctx
         move, v, seldepth, pv = self.completed_lines[index]
         elapsed = max(self._elapsed_ms(), 0)
-        info = {"depth": depth, "seldepth": max(seldepth, depth), "nodes": c.ctl.nodes,
-                "nps": c.ctl.nodes * 1000 // elapsed if elapsed > 0 else c.ctl.nodes * 1000,
+        nodes = self._total_nodes()
+        info = {"depth": depth, "seldepth": max(seldepth, depth), "nodes": nodes,
+                "nps": nodes * 1000 // elapsed if elapsed > 0 else nodes * 1000,
                 "time_ms": elapsed, "hashfull": self.hashfull(), "multipv": index + 1,
                 "pv": list(pv), "bound": None}
         if v == -VALUE_INFINITE:
@@ -829,7 +495,7 @@ cdef class Searcher:
         return SearchResult(best=move, ponder=pv[1] if len(pv) > 1 else 0,
                             score_cp=fields.get("score_cp", 0),
                             score_mate=fields.get("score_mate"), depth=completed,
-                            seldepth=max(seldepth, completed), nodes=c.ctl.nodes,
+                            seldepth=max(seldepth, completed), nodes=self._total_nodes(),
                             time_ms=self._elapsed_ms(), pv=pv)
 
 

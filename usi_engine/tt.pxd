@@ -17,7 +17,7 @@ cdef enum:
     WRITER_PROBE = 3         # the solver, in the probe slice (the search's mate probe)
 
 cdef struct TTEntry:
-    uint64_t key             # the position's key xor the table's salt
+    uint64_t key             # in a slot: position key xor salt xor the data word below
     int16_t value
     int16_t eval
     uint16_t move
@@ -40,7 +40,7 @@ cdef class HashMemory:
 cdef int tt_attach(TT* tt, void* memory, size_t bytes) noexcept nogil
 cdef void tt_new_game(TT* tt) noexcept nogil
 cdef void tt_new_search(TT* tt) noexcept nogil
-cdef TTEntry* tt_probe(TT* tt, uint64_t key, bint* found) noexcept nogil
+cdef TTEntry* tt_probe(TT* tt, uint64_t key, bint* found, TTEntry* out) noexcept nogil
 cdef void tt_store(TT* tt, TTEntry* e, uint64_t key, int value, int bound, int depth,
                    int move, int eval) noexcept nogil
 cdef int tt_hashfull(const TT* tt) noexcept nogil

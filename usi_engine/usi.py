@@ -168,6 +168,24 @@ def format_mate_info(info: dict[str, Any]) -> str:
         int(info.get("hashfull", 0)))
 
 
+#: Centipawn equivalent of a mate score (mate in n plies = MATE_CP - n), as engines
+#: compare it with ResignValue; above the largest ResignValue is never reached.
+MATE_CP = 32000
+
+
+def _below_resign_value(result: Any, resign_value: int) -> bool:
+    """The search's score for us is below -ResignValue; a mate against us counts as
+    -(MATE_CP - plies), so the default 99999 never resigns, not even when mated."""
+    if result.score_mate is not None:
+        score = MATE_CP - abs(result.score_mate)
+        score = -score if result.score_mate < 0 else score
+    elif result.score_cp is not None:
+        score = result.score_cp
+    else:
+        return False
+    return score < -resign_value
+
+
 def format_info(info: dict[str, Any], multipv: bool = False) -> str:
     """One USI ``info`` line from a search progress dict (see search.Searcher).
 
@@ -239,6 +257,7 @@ class SearchJob:
     ponderhit_at: float | None = None
     deadlines_applied: bool = False  # set_deadlines seen by a running search (ponder)
     searching: bool = False       # Searcher.search has been entered
+    answered: bool = False        # its bestmove/checkmate is being written: done at once
     thread: threading.Thread | None = None
     stopper: Callable[[], None] | None = None  # stops whichever engine the job runs
 
@@ -448,10 +467,15 @@ class UsiEngine:
 
         While a search runs this only prints ``readyok`` (at once).
         """
+        job = self._job
+        if job is not None and job.answered:
+            job.done.wait(1.0)   # its bestmove is out: the engine is idle in a moment
         if self._active_job() is None:
             try:
                 self._position_now()
                 searcher = self._ensure_searcher()
+                if searcher is not None and hasattr(searcher, "set_threads"):
+                    searcher.set_threads(int(self.options["Threads"]))  # type: ignore[arg-type]
                 want = int(self.options["USI_Hash"])  # type: ignore[arg-type]
                 if (searcher is not None and hasattr(searcher, "use_memory")
                         and self._hash.isready(searcher, want)):
@@ -465,7 +489,7 @@ class UsiEngine:
     def cmd_setoption(self, args: list[str], rest: str, received_at: float) -> None:
         """``setoption name <id> [value <x>]``; problems reported, never fatal.
 
-        USI_Hash takes effect at the next ``isready`` while idle.
+        USI_Hash and Threads take effect at the next ``isready`` while idle.
         """
         for message in self.options.setoption(rest):
             self.info_string(message)
@@ -607,6 +631,7 @@ class UsiEngine:
         job.release.wait()
         with job.lock:
             cancelled = job.cancelled
+        job.answered = True
         if not cancelled:
             self.out.write(*lines)
         job.done.set()
@@ -720,14 +745,9 @@ class UsiEngine:
 
         analysing = job.plan.infinite or bool(options["USI_AnalyseMode"])
         resign_value = int(options["ResignValue"])
-        if not analysing:
-            if result.score_mate is not None and result.score_mate < 0:
-                lines.append(f"info string resign: mated in {-result.score_mate} plies")
-                return lines + ["bestmove resign"]
-            if (result.score_mate is None and result.score_cp is not None
-                    and resign_value < 99999 and result.score_cp < -resign_value):
-                lines.append(f"info string resign: score {result.score_cp} < -{resign_value}")
-                return lines + ["bestmove resign"]
+        if not analysing and _below_resign_value(result, resign_value):
+            lines.append(f"info string resign: score below -{resign_value}")
+            return lines + ["bestmove resign"]
 
         bestmove = f"bestmove {move_to_usi(best)}"
         ponder = int(result.ponder or 0)

@@ -1,0 +1,129 @@
+"""A/B match between two USI engines with shogiarena (SPRT), from the opening set,
+with the score and its 95% interval printed side by side at the end.
+
+    # a frozen copy of the build to compare against (any commit):
+    python bench/ab_match.py --freeze /tmp/base          # copies usi_engine/ + a launcher
+    # ... change the code, rebuild, then:
+    python bench/ab_match.py --new ./bench/engine.sh --base /tmp/base/engine.sh \\
+        --games 200 --byoyomi 100 --run-dir /tmp/ab1
+    # against YaneuraOu's material edition (see ../shared/tools/setup-peers.sh):
+    python bench/ab_match.py --base ~/.cache/usi-peers/yaneuraou-material \\
+        --base-option BookFile=no_book --games 100 --byoyomi 300
+
+Both engines get NetworkDelay 0, NetworkDelay2 0, USI_Hash 64 and Threads 1 unless
+--new-option/--base-option say otherwise; every opening of sfen/openings.txt that is
+drawn is played twice, once with each colour. shogiarena (the `bench` extra, Python
+3.11+) runs the games, adjudicates and stops early when the SPRT (elo0 0, elo1 20)
+decides; the run directory keeps every game (game.db) and can be resumed by running
+the same command again without --no-resume. Nothing is installed by this script.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OPENINGS = ROOT / "sfen" / "openings.txt"
+LAUNCHER = """#!/bin/sh
+# a frozen usi_engine build (bench/ab_match.py --freeze)
+cd "{dir}" && PYTHONPATH="{dir}" exec "{python}" -m usi_engine "$@"
+"""
+
+
+def freeze(target: Path) -> Path:
+    """Copy the built package (with its compiled modules) and a launcher to target."""
+    if not list((ROOT / "usi_engine").glob("*.so")) and not list((ROOT / "usi_engine").glob("*.pyd")):
+        raise SystemExit("usi_engine/ holds no compiled module: build in place first "
+                         "(pip install -e . or python setup.py build_ext --inplace)")
+    target.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(target / "usi_engine", ignore_errors=True)
+    shutil.copytree(ROOT / "usi_engine", target / "usi_engine")
+    launcher = target / "engine.sh"
+    launcher.write_text(LAUNCHER.format(dir=target.resolve(), python=sys.executable))
+    launcher.chmod(0o755)
+    return launcher
+
+
+def score_table(run_dir: Path) -> str:
+    """W-L-D of the engine named `new`, score, Elo and the 95% interval (normal
+    approximation on the per-game scores)."""
+    db = sqlite3.connect(run_dir / "game.db")
+    names = dict(db.execute("select id, player_name from player"))
+    scores = []
+    for result, black in db.execute("select game_result, black_player_id from game"):
+        new_black = names[black] == "new"
+        if result == "BLACK_WIN":
+            scores.append(1.0 if new_black else 0.0)
+        elif result == "WHITE_WIN":
+            scores.append(0.0 if new_black else 1.0)
+        else:
+            scores.append(0.5)
+    n = len(scores)
+    if not n:
+        return "no game finished"
+    p = sum(scores) / n
+    se = math.sqrt(sum((x - p) ** 2 for x in scores) / n / n)
+
+    def elo(q: float) -> str:
+        if q <= 0:
+            return "-inf"
+        if q >= 1:
+            return "+inf"
+        return f"{-400 * math.log10(1 / q - 1):+.0f}"
+
+    wins, losses = scores.count(1.0), scores.count(0.0)
+    return (f"games {n}: +{wins} -{losses} ={n - wins - losses}, score {p:.3f}, "
+            f"Elo {elo(p)} [95%: {elo(p - 1.96 * se)}, {elo(p + 1.96 * se)}]")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--freeze", metavar="DIR", help="copy this build to DIR and exit")
+    ap.add_argument("--new", default=str(ROOT / "bench" / "engine.sh"),
+                    help="command of the engine under test (bench/engine.sh: this checkout)")
+    ap.add_argument("--base", help="command of the reference engine")
+    ap.add_argument("--games", type=int, default=200)
+    ap.add_argument("--byoyomi", type=int, default=100, help="ms a move (100)")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--new-option", action="append", default=[], metavar="NAME=VALUE")
+    ap.add_argument("--base-option", action="append", default=[], metavar="NAME=VALUE")
+    ap.add_argument("--openings", default=str(OPENINGS))
+    ap.add_argument("--run-dir", default=str(ROOT / "bench" / "out" / "ab"))
+    ap.add_argument("--no-resume", action="store_true")
+    args = ap.parse_args(argv)
+    if args.freeze:
+        print(freeze(Path(args.freeze)))
+        return 0
+    if not args.base:
+        ap.error("--base is required (or --freeze DIR)")
+    arena = shutil.which("shogiarena")
+    if arena is None:
+        raise SystemExit("shogiarena is not installed: pip install -e '.[bench]' (Python 3.11+)")
+    common = {"NetworkDelay": "0", "NetworkDelay2": "0", "USI_Hash": "64",
+              "Threads": str(args.threads)}
+
+    def engine(name: str, path: str, extra: list[str], tested: bool) -> list[str]:
+        options = dict(common, **dict(o.split("=", 1) for o in extra))
+        return (["--engine", f"name={name}", f"path={path}"] + (["tested=true"] if tested else [])
+                + [f"options.{k}={v}" for k, v in options.items()])
+
+    cmd = ([arena, "run", "sprt", "--games", str(args.games)]
+           + engine("new", args.new, args.new_option, True)
+           + engine("base", args.base, args.base_option, False)
+           + ["--rules", "time_control.time_ms=0", f"time_control.byoyomi_ms={args.byoyomi}",
+              "initial_positions.type=file", f"initial_positions.source={args.openings}",
+              "--sprt", "elo0=0", "elo1=20", "--run-dir", args.run_dir]
+           + (["--no-resume"] if args.no_resume else []))
+    print(" ".join(cmd), flush=True)
+    code = subprocess.call(cmd)
+    print(score_table(Path(args.run_dir)))
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,78 @@
+# Move-ordering statistics of one search thread: killers, the butterfly history (by
+# side, origin and destination), counter moves and continuation histories (a quiet
+# move scored by the move one and two plies before it), all inline.
+from libc.stdint cimport int16_t
+from libc.string cimport memset
+
+from usi_engine.types cimport *
+
+cdef enum:
+    HISTORY_PLY = 128
+    PIECE_TO = 15 * 81           # moved piece type after the move (1..14) x destination
+    NO_PIECE_TO = -1             # no previous move (root, null move)
+    HISTORY_MAX = 16384          # each table saturates near this
+
+
+cdef struct History:
+    int killers[HISTORY_PLY][2]
+    int butterfly[2][88][81]
+    int counter[PIECE_TO]                 # the reply that refuted a (piece, to) last
+    int16_t cont[PIECE_TO][PIECE_TO]      # [previous piece-to][this move's piece-to]
+
+
+cdef inline int piece_to(int pt_after, int to) noexcept nogil:
+    return pt_after * 81 + to
+
+
+cdef inline void history_clear(History* h) noexcept nogil:
+    memset(h, 0, sizeof(History))
+
+
+cdef inline void _gravity(int* v, int bonus) noexcept nogil:
+    # moves the value toward +-HISTORY_MAX, less the nearer it already is
+    v[0] += bonus - v[0] * (bonus if bonus > 0 else -bonus) // HISTORY_MAX
+
+
+cdef inline void _gravity16(int16_t* v, int bonus) noexcept nogil:
+    cdef int x = v[0]
+    _gravity(&x, bonus)
+    v[0] = <int16_t>x
+
+
+cdef inline int quiet_score(const History* h, int side, int m, int key, int prev1,
+                            int prev2) noexcept nogil:
+    """The ordering score of quiet move m (piece-to `key`) after the moves prev1 and
+    prev2 (piece-to, or NO_PIECE_TO)."""
+    cdef int s = h.butterfly[side][move_from(m)][move_to(m)]
+    if prev1 >= 0:
+        s += h.cont[prev1][key]
+    if prev2 >= 0:
+        s += h.cont[prev2][key]
+    return s
+
+
+cdef inline void history_update(History* h, int side, int m, int key, int prev1, int prev2,
+                                int bonus) noexcept nogil:
+    """Reward (bonus > 0) or punish (bonus < 0) quiet move m in every table."""
+    _gravity(&h.butterfly[side][move_from(m)][move_to(m)], bonus)
+    if prev1 >= 0:
+        _gravity16(&h.cont[prev1][key], bonus)
+    if prev2 >= 0:
+        _gravity16(&h.cont[prev2][key], bonus)
+
+
+cdef inline void history_cutoff(History* h, int side, int m, int key, int prev1, int prev2,
+                                int ply, int depth, const int* tried, const int* tried_keys,
+                                int n_tried) noexcept nogil:
+    """Quiet move m refuted the position: it becomes a killer and the counter move of
+    prev1, its statistics rise and those of the quiet moves tried before it fall."""
+    cdef int bonus = depth * depth if depth < 17 else 289
+    cdef int i
+    history_update(h, side, m, key, prev1, prev2, bonus)
+    for i in range(n_tried):
+        history_update(h, side, tried[i], tried_keys[i], prev1, prev2, -bonus)
+    if ply < HISTORY_PLY and h.killers[ply][0] != m:
+        h.killers[ply][1] = h.killers[ply][0]
+        h.killers[ply][0] = m
+    if prev1 >= 0:
+        h.counter[prev1] = m

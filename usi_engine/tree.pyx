@@ -1,0 +1,563 @@
+# cython: language_level=3
+"""The tree search: principal variation search and quiescence on one thread's Context.
+
+Everything here is C without the GIL, in one module so that the hot calls inline:
+move ordering (TT move, captures by MVV-LVA with SEE, killers, counter move, then
+quiet moves by butterfly and continuation history), pruning (reverse futility, null
+move, move-count, futility, history and SEE pruning near the leaves), late-move
+reductions from a log table, a mate-in-one test at interior nodes, quiescence on
+captures and pawn promotions (all evasions in check) with SEE pruning, mate scores
+in plies, and the game rules (repetition, declaration, move limit) as terminal
+values.  `iterate` runs one aspiration-window iteration at the root; `helper_search`
+is the iterative deepening of a lazy-SMP helper thread.  The Searcher (search.pyx)
+owns the contexts and drives both.
+"""
+from libc.stdint cimport uint64_t
+from libc.stdlib cimport calloc, free
+from libc.string cimport memcpy, memset
+from libc.math cimport log
+
+from usi_engine.types cimport *
+from usi_engine.bitboard cimport *
+from usi_engine.position cimport (Pos, in_check, position_key, pos_do_move, pos_undo_move,
+                                  pos_do_null, pos_undo_null, pos_repetition,
+                                  pos_declaration_win, pos_copy, pos_free, pos_reserve,
+                                  REPETITION_DRAW, REPETITION_WIN, REPETITION_LOSE)
+from usi_engine.movegen cimport GEN_LEGAL, GEN_CAPTURES, generate, gives_check, mate_in_one
+from usi_engine.evaluate cimport evaluate, piece_value
+from usi_engine.see cimport see_ge, see_value
+from usi_engine.history cimport (History, NO_PIECE_TO, piece_to, history_clear, quiet_score,
+                                 history_cutoff)
+from usi_engine.tt cimport (TT, TTEntry, BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT,
+                            tt_probe, tt_store)
+from usi_engine.control cimport Control, ctl_count, ctl_clear_stop, ctl_start
+
+init_tables()
+
+# Late-move reductions grow with the log of the depth and of the move number (as in
+# Stockfish-family searches): in shogi the quiet tail, drops included, is long.
+cdef int LMR_TABLE[64][64]
+
+
+cdef void _init_reductions() noexcept nogil:
+    cdef int d, m
+    for d in range(64):
+        for m in range(64):
+            LMR_TABLE[d][m] = 0 if d == 0 or m == 0 else <int>(0.4 + log(d) * log(m) / 1.9)
+
+
+_init_reductions()
+
+
+cdef inline int captured_type(const Pos* p, int m) noexcept nogil:
+    if move_is_drop(m):
+        return EMPTY
+    return piece_type(p.board[move_to(m)])
+
+
+cdef inline int moved_type(const Pos* p, int m) noexcept nogil:
+    if move_is_drop(m):
+        return move_dropped_type(m)
+    return piece_type(p.board[move_from(m)])
+
+
+cdef inline bint is_quiet(const Pos* p, int m) noexcept nogil:
+    return captured_type(p, m) == EMPTY and not move_is_promotion(m)
+
+
+cdef void score_moves(Context* c, const int* moves, int* scores, int n, int tt_move,
+                      int ply, bint sort_by_see) noexcept nogil:
+    """Order keys: TT move, captures and promotions (most valuable victim, least
+    valuable attacker; with sort_by_see, those that lose material after the quiet
+    moves), killers, then quiet moves by history."""
+    cdef const Pos* p = &c.pos
+    cdef int i, m, victim, promo_gain
+    cdef int prev1 = c.move_keys[ply - 1] if ply >= 1 else NO_PIECE_TO
+    cdef int prev2 = c.move_keys[ply - 2] if ply >= 2 else NO_PIECE_TO
+    cdef int counter = c.hist.counter[prev1] if prev1 >= 0 else 0
+    for i in range(n):
+        m = moves[i]
+        if m == tt_move:
+            scores[i] = 1 << 30
+            continue
+        victim = captured_type(p, m)
+        promo_gain = 0
+        if move_is_promotion(m):
+            promo_gain = see_value(moved_type(p, m) + PROMOTED) - see_value(moved_type(p, m))
+        if victim != EMPTY or promo_gain:
+            scores[i] = 16 * (see_value(victim) + promo_gain) - see_value(moved_type(p, m)) // 8
+            scores[i] += (1 << 24) if not sort_by_see or see_ge(p, m, 0) else -(1 << 22)
+        elif m == c.hist.killers[ply][0]:
+            scores[i] = (1 << 23) + 2
+        elif m == c.hist.killers[ply][1]:
+            scores[i] = (1 << 23) + 1
+        elif m == counter:
+            scores[i] = 1 << 23
+        else:
+            scores[i] = quiet_score(&c.hist, p.side, m, move_key(p, m), prev1, prev2)
+
+
+cdef inline int pick_best(int* moves, int* scores, int start, int n) noexcept nogil:
+    """Selection sort step: bring the best remaining move to `start`."""
+    cdef int best = start
+    cdef int i, t
+    for i in range(start + 1, n):
+        if scores[i] > scores[best]:
+            best = i
+    if best != start:
+        t = moves[start]; moves[start] = moves[best]; moves[best] = t
+        t = scores[start]; scores[start] = scores[best]; scores[best] = t
+    return moves[start]
+
+
+cdef inline void update_pv(Context* c, int ply, int m) noexcept nogil:
+    cdef int n = c.pv_length[ply + 1]
+    c.pv[ply][0] = m
+    if n > 0:
+        memcpy(&c.pv[ply][1], &c.pv[ply + 1][0], n * sizeof(int))
+    c.pv_length[ply] = n + 1
+
+
+cdef inline int move_key(const Pos* p, int m) noexcept nogil:
+    """The continuation-history index of m: the moved piece as it stands after m, and
+    where it goes."""
+    cdef int pt = moved_type(p, m)
+    if move_is_promotion(m):
+        pt += PROMOTED
+    return piece_to(pt, move_to(m))
+
+
+cdef inline int terminal_value(Context* c, int ply, bint* done) noexcept nogil:
+    """Game-rule outcomes at an interior node: repetition, declaration, move limit."""
+    cdef Pos* p = &c.pos
+    cdef int rep = pos_repetition(p, p.sp)
+    done[0] = True
+    if rep == REPETITION_DRAW:
+        return 0
+    if rep == REPETITION_WIN:
+        return mate_in(ply)
+    if rep == REPETITION_LOSE:
+        return mated_in(ply)
+    if c.entering_king_rule and pos_declaration_win(p):
+        return mate_in(ply)
+    if c.max_game_ply and p.game_ply > c.max_game_ply:
+        return 0
+    done[0] = False
+    return 0
+
+
+cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept nogil:
+    cdef Pos* p = &c.pos
+    cdef int moves[MAX_MOVES]
+    cdef int scores[MAX_MOVES]
+    cdef int n, i, m, v, best, stand_pat, victim
+    cdef bint checked = in_check(p)
+    cdef bint found
+    cdef TTEntry* e
+    cdef TTEntry te
+    cdef int tt_move = 0
+    cdef int old_alpha = alpha
+    cdef int best_move = 0
+    cdef uint64_t key = position_key(p)
+    ctl_count(&c.ctl)
+    c.pv_length[ply] = 0
+    if c.ctl.aborted:
+        return 0
+    if ply > c.seldepth:
+        c.seldepth = ply
+    if ply >= MAX_PLY - 1:
+        return evaluate(p)
+    e = tt_probe(c.tt, key, &found, &te)
+    if found:
+        tt_move = te.move
+        v = value_from_tt(te.value, ply)
+        if ((te.gen_bound & 3) == BOUND_EXACT or ((te.gen_bound & 3) == BOUND_LOWER and v >= beta)
+                or ((te.gen_bound & 3) == BOUND_UPPER and v <= alpha)):
+            return v
+    if checked:
+        n = generate(p, moves, GEN_LEGAL)
+        if n == 0:
+            return mated_in(ply)
+        if qply >= QSEARCH_MAX_PLIES:
+            return evaluate(p)
+        best = -VALUE_INFINITE
+        stand_pat = -VALUE_INFINITE
+    else:
+        stand_pat = evaluate(p)
+        if stand_pat >= beta or qply >= QSEARCH_MAX_PLIES:
+            return stand_pat
+        if stand_pat > alpha:
+            alpha = stand_pat
+        best = stand_pat
+        n = generate(p, moves, GEN_CAPTURES)
+    # quiescence tests SEE only on the moves it gets to (most are cut off first)
+    score_moves(c, moves, scores, n, tt_move, ply, False)
+    for i in range(n):
+        m = pick_best(moves, scores, i, n)
+        if not checked:
+            victim = captured_type(p, m)
+            # quiet promotions: only the pawn's (a silver or a lance gains little, and
+            # a bishop or rook promotes at leisure); the rest belong to the main search
+            if victim == EMPTY and moved_type(p, m) != PAWN:
+                continue
+            # delta pruning: even winning the piece cannot lift us to alpha
+            if stand_pat + piece_value(victim) + 200 < alpha and not move_is_promotion(m):
+                continue
+            # a capture that gives up more than it wins
+            if not see_ge(p, m, 0):
+                continue
+        pos_do_move(p, m)
+        v = -qsearch(c, -beta, -alpha, ply + 1, qply + 1)
+        pos_undo_move(p)
+        if c.ctl.aborted:
+            return 0
+        if v > best:
+            best = v
+            if v > alpha:
+                alpha = v
+                best_move = m
+                update_pv(c, ply, m)
+                if v >= beta:
+                    break
+    tt_store(c.tt, e, key, value_to_tt(best, ply),
+             BOUND_LOWER if best >= beta else (BOUND_EXACT if best > old_alpha else BOUND_UPPER),
+             0, best_move, stand_pat if stand_pat > -VALUE_INFINITE else 0)
+    return best
+
+
+cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_node,
+                bint null_ok) noexcept nogil:
+    cdef Pos* p = &c.pos
+    cdef int moves[MAX_MOVES]
+    cdef int scores[MAX_MOVES]
+    cdef int quiets_tried[64]
+    cdef int quiet_keys[64]
+    cdef int prev1, prev2, mkey
+    cdef int n_quiets = 0
+    cdef int n, i, m, v, best, best_move = 0, tt_move = 0, tt_value = VALUE_NONE
+    cdef int static_eval, new_depth, reduction, searched = 0, bound
+    cdef int old_alpha = alpha
+    cdef bint checked, found, done, quiet, check_given, improving
+    cdef TTEntry* e
+    cdef TTEntry te
+    cdef uint64_t key
+
+    if depth <= 0:
+        return qsearch(c, alpha, beta, ply, 0)
+    ctl_count(&c.ctl)
+    c.pv_length[ply] = 0
+    if c.ctl.aborted:
+        return 0
+    if ply > c.seldepth:
+        c.seldepth = ply
+    if ply > 0:
+        v = terminal_value(c, ply, &done)
+        if done:
+            return v
+        # mate distance pruning
+        if alpha < mated_in(ply):
+            alpha = mated_in(ply)
+        if beta > mate_in(ply + 1):
+            beta = mate_in(ply + 1)
+        if alpha >= beta:
+            return alpha
+    if ply >= MAX_PLY - 1:
+        return evaluate(p)
+
+    key = position_key(p)
+    e = tt_probe(c.tt, key, &found, &te)
+    if found:
+        tt_move = te.move
+        tt_value = value_from_tt(te.value, ply)
+        if not pv_node and te.depth - 1 >= depth:
+            bound = te.gen_bound & 3
+            if (bound == BOUND_EXACT or (bound == BOUND_LOWER and tt_value >= beta)
+                    or (bound == BOUND_UPPER and tt_value <= alpha)):
+                return tt_value
+
+    checked = in_check(p)
+    static_eval = -VALUE_INFINITE if checked else (te.eval if found else evaluate(p))
+    c.static_evals[ply] = static_eval
+    # improving: the static score rose since our previous move (or cannot be compared)
+    improving = not checked and (ply < 2 or c.static_evals[ply - 2] == -VALUE_INFINITE
+                                 or static_eval > c.static_evals[ply - 2])
+
+    if not pv_node and not checked and abs(beta) < VALUE_MATE_IN_MAX_PLY:
+        # reverse futility: far above beta near the leaves
+        if depth <= 5 and static_eval - 150 * depth >= beta:
+            return static_eval
+        # null move: if passing still beats beta, a real move will too
+        if null_ok and depth >= 3 and static_eval >= beta:
+            reduction = 3 + depth // 3 + min((static_eval - beta) // 200, 3)
+            c.move_keys[ply] = NO_PIECE_TO
+            pos_do_null(p)
+            v = -search(c, depth - 1 - reduction, -beta, -beta + 1, ply + 1, False, False)
+            pos_undo_null(p)
+            if c.ctl.aborted:
+                return 0
+            if v >= beta:
+                return beta if v >= VALUE_MATE_IN_MAX_PLY else v
+
+    if ply and not checked and depth >= MATE1_MIN_DEPTH:
+        # a mate in one ends the search of this node with its exact value
+        m = mate_in_one(p)
+        if m:
+            v = mate_in(ply + 1)
+            c.pv[ply][0] = m
+            c.pv_length[ply] = 1
+            tt_store(c.tt, e, key, value_to_tt(v, ply), BOUND_EXACT, depth, m, static_eval)
+            return v
+    n = generate(p, moves, GEN_LEGAL)
+    if n == 0:
+        return mated_in(ply)
+    prev1 = c.move_keys[ply - 1] if ply >= 1 else NO_PIECE_TO
+    prev2 = c.move_keys[ply - 2] if ply >= 2 else NO_PIECE_TO
+    if ply == 0:
+        n = _root_moves_into(c, moves)
+    score_moves(c, moves, scores, n, tt_move, ply, True)
+    best = -VALUE_INFINITE
+    for i in range(n):
+        m = pick_best(moves, scores, i, n) if ply else moves[i]
+        quiet = is_quiet(p, m)
+        check_given = gives_check(p, m)
+        if (ply and not pv_node and not checked and not check_given
+                and best > -VALUE_MATE_IN_MAX_PLY and _prune_move(c, m, quiet, depth, searched,
+                                                                 ply, alpha, static_eval,
+                                                                 improving)):
+            continue
+        new_depth = depth - 1
+        reduction = 0
+        if depth >= 3 and searched >= 1 + 2 * pv_node and quiet and not checked and not check_given:
+            reduction = _late_move_reduction(c, m, depth, searched, ply, pv_node, improving)
+            if reduction > new_depth - 1:
+                reduction = new_depth - 1
+        mkey = move_key(p, m)
+        c.move_keys[ply] = mkey
+        pos_do_move(p, m)
+        if searched == 0:
+            v = -search(c, new_depth, -beta, -alpha, ply + 1, pv_node, True)
+        else:
+            v = -search(c, new_depth - reduction, -alpha - 1, -alpha, ply + 1, False, True)
+            if v > alpha and reduction:
+                v = -search(c, new_depth, -alpha - 1, -alpha, ply + 1, False, True)
+            if v > alpha and pv_node and v < beta:
+                v = -search(c, new_depth, -beta, -alpha, ply + 1, True, True)
+        pos_undo_move(p)
+        if c.ctl.aborted:
+            return 0
+        searched += 1
+        if ply == 0:
+            _record_root_move(c, m, v, alpha, searched == 1)
+        if v > best:
+            best = v
+            if v > alpha:
+                best_move = m
+                alpha = v
+                update_pv(c, ply, m)
+                if v >= beta:
+                    if quiet:
+                        history_cutoff(&c.hist, p.side, m, mkey, prev1, prev2, ply, depth,
+                                       quiets_tried, quiet_keys, n_quiets)
+                    break
+        if quiet and n_quiets < 64:
+            quiets_tried[n_quiets] = m
+            quiet_keys[n_quiets] = mkey
+            n_quiets += 1
+
+    if best >= beta:
+        bound = BOUND_LOWER
+    elif pv_node and best > old_alpha:
+        bound = BOUND_EXACT
+    else:
+        bound = BOUND_UPPER
+    tt_store(c.tt, e, key, value_to_tt(best, ply), bound, depth, best_move,
+             static_eval if static_eval > -VALUE_INFINITE else 0)
+    return best
+
+
+cdef inline bint _prune_move(Context* c, int m, bint quiet, int depth, int searched, int ply,
+                             int alpha, int static_eval, bint improving) noexcept nogil:
+    """Moves not worth searching near the leaves of a non-PV node (not in check, not
+    giving check, once a move has kept us from being mated): late quiet moves, quiet
+    moves that cannot lift the static score to alpha, that lose material on their
+    square or that have a bad history, and captures that lose clearly."""
+    cdef const Pos* p = &c.pos
+    cdef int lmr_depth
+    if not quiet:
+        return depth <= 6 and not see_ge(p, m, -150 * depth)
+    # drops make the quiet tail of the list very long
+    if depth <= 7 and searched >= (3 + depth * depth) * (1 + improving):
+        return True
+    lmr_depth = depth - 1 - LMR_TABLE[depth if depth < 64 else 63][searched + 1 if searched < 63 else 63]
+    if lmr_depth < 0:
+        lmr_depth = 0
+    if lmr_depth <= 6 and static_eval + 150 + 120 * lmr_depth <= alpha:
+        return True
+    if lmr_depth <= 2 and quiet_score(&c.hist, p.side, m, move_key(p, m),
+                                      c.move_keys[ply - 1] if ply >= 1 else NO_PIECE_TO,
+                                      c.move_keys[ply - 2] if ply >= 2 else NO_PIECE_TO) < -4000 * depth:
+        return True
+    return lmr_depth <= 6 and not see_ge(p, m, -40 * lmr_depth * lmr_depth)
+
+
+cdef inline int _late_move_reduction(Context* c, int m, int depth, int searched, int ply,
+                                     bint pv_node, bint improving) noexcept nogil:
+    """Plies taken off a late quiet move: more the later and deeper, less in PV nodes,
+    for killers and for moves with a good history; never negative."""
+    cdef int r = LMR_TABLE[depth if depth < 64 else 63][searched + 1 if searched < 63 else 63]
+    r += (not improving) - pv_node
+    if m == c.hist.killers[ply][0] or m == c.hist.killers[ply][1]:
+        r -= 1
+    r -= quiet_score(&c.hist, c.pos.side, m, move_key(&c.pos, m),
+                     c.move_keys[ply - 1] if ply >= 1 else NO_PIECE_TO,
+                     c.move_keys[ply - 2] if ply >= 2 else NO_PIECE_TO) // 10000
+    return r if r > 0 else 0
+
+
+cdef void iterate(Context* c, int depth, int multipv) noexcept nogil:
+    """One iteration of iterative deepening, every MultiPV line, with aspiration."""
+    cdef int k, v, alpha, beta, delta, prev
+    for k in range(c.root_count):
+        c.root_moves[k].previous_score = c.root_moves[k].score
+    for k in range(multipv):
+        c.pv_index = k
+        prev = c.root_moves[k].previous_score
+        delta = 40
+        if depth >= 4 and abs(prev) < VALUE_MATE_IN_MAX_PLY:
+            alpha = max(prev - delta, -VALUE_INFINITE)
+            beta = min(prev + delta, VALUE_INFINITE)
+        else:
+            alpha = -VALUE_INFINITE
+            beta = VALUE_INFINITE
+        while True:
+            c.seldepth = 0
+            v = search(c, depth, alpha, beta, 0, True, False)
+            _sort_root_moves(c, k)
+            if c.ctl.aborted:
+                return
+            if v <= alpha:
+                beta = (alpha + beta) // 2
+                alpha = max(v - delta, -VALUE_INFINITE)
+            elif v >= beta:
+                beta = min(v + delta, VALUE_INFINITE)
+            else:
+                break
+            delta += delta // 2 + 20
+        _sort_root_moves(c, 0)
+
+
+# Lazy SMP: helper threads search the same root on their own position, history and
+# stack, sharing only the transposition table; they skip some depths (so that threads
+# spread over depths) and are stopped when the main thread is done.
+cdef int SKIP_SIZE[20]
+cdef int SKIP_PHASE[20]
+SKIP_SIZE[:] = [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4]
+SKIP_PHASE[:] = [0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7]
+
+
+cdef void helper_search(Context* c, int index, int max_depth) noexcept nogil:
+    """Iterative deepening of helper thread `index` (1..) until stopped or max_depth."""
+    cdef int d, k = (index - 1) % 20
+    c.completed_depth = 0
+    for d in range(1, max_depth + 1):
+        if d > 1 and ((d + SKIP_PHASE[k]) // SKIP_SIZE[k]) % 2:
+            continue
+        c.current_depth = d
+        iterate(c, d, 1)
+        if c.ctl.aborted:
+            return
+        c.completed_depth = d
+        memcpy(&c.best_line, &c.root_moves[0], sizeof(RootMove))
+        if abs(c.best_line.score) >= VALUE_MATE_IN_MAX_PLY and VALUE_MATE - abs(c.best_line.score) <= d:
+            return
+
+
+cdef Context* new_context() noexcept nogil:
+    cdef Context* c = <Context*>calloc(1, sizeof(Context))
+    if c == NULL:
+        return NULL
+    c.root_moves = <RootMove*>calloc(MAX_ROOT_MOVES, sizeof(RootMove))
+    if c.root_moves == NULL:
+        free(c)
+        return NULL
+    return c
+
+
+cdef void free_context(Context* c) noexcept nogil:
+    if c != NULL:
+        pos_free(&c.pos)
+        free(c.root_moves)
+        free(c)
+
+
+cdef void forget_history(Context* c) noexcept nogil:
+    history_clear(&c.hist)
+
+
+cdef int prepare_helper(Context* h, const Context* main) noexcept nogil:
+    """Give helper h the main context's root, root moves, table and rules; its own
+    stop flag (cleared), no deadline (the main thread stops it), no reports."""
+    if pos_copy(&h.pos, &main.pos) != 0 or not pos_reserve(&h.pos, MAX_PLY + 16):
+        return -1
+    h.root_count = main.root_count
+    memcpy(h.root_moves, main.root_moves, main.root_count * sizeof(RootMove))
+    h.tt = main.tt
+    h.root_sp = main.root_sp
+    h.max_game_ply = main.max_game_ply
+    h.entering_king_rule = main.entering_king_rule
+    h.seldepth = 0
+    h.pv_index = 0
+    h.completed_depth = 0
+    h.best_line.score = -VALUE_INFINITE
+    h.ctl.report = NULL
+    h.ctl.owner = NULL
+    h.ctl.hard_deadline = 0
+    h.ctl.soft_deadline = 0
+    ctl_clear_stop(&h.ctl)
+    ctl_start(&h.ctl, 0, False)
+    return 0
+
+
+cdef int _root_moves_into(Context* c, int* moves) noexcept nogil:
+    """At the root, search the root-move list (searchmoves, MultiPV exclusions) in
+    its current order instead of the generated list."""
+    cdef int i, k = 0
+    for i in range(c.pv_index, c.root_count):
+        moves[k] = c.root_moves[i].move
+        k += 1
+    return k
+
+
+cdef void _record_root_move(Context* c, int m, int v, int alpha, bint first) noexcept nogil:
+    cdef int i
+    cdef RootMove* rm
+    for i in range(c.pv_index, c.root_count):
+        rm = &c.root_moves[i]
+        if rm.move != m:
+            continue
+        if first or v > alpha:
+            rm.score = v
+            rm.seldepth = c.seldepth
+            rm.pv[0] = m
+            rm.pv_length = 1
+            if c.pv_length[1] > 0:
+                memcpy(&rm.pv[1], &c.pv[1][0], c.pv_length[1] * sizeof(int))
+                rm.pv_length = 1 + c.pv_length[1]
+        else:
+            rm.score = -VALUE_INFINITE
+        return
+
+
+cdef void _sort_root_moves(Context* c, int start) noexcept nogil:
+    """Stable insertion sort by score, best first."""
+    cdef int i, j
+    cdef RootMove tmp
+    for i in range(start + 1, c.root_count):
+        if c.root_moves[i].score <= c.root_moves[i - 1].score:
+            continue
+        memcpy(&tmp, &c.root_moves[i], sizeof(RootMove))
+        j = i
+        while j > start and c.root_moves[j - 1].score < tmp.score:
+            memcpy(&c.root_moves[j], &c.root_moves[j - 1], sizeof(RootMove))
+            j -= 1
+        memcpy(&c.root_moves[j], &tmp, sizeof(RootMove))
