@@ -84,9 +84,12 @@ def test_a_failing_go_mate_is_still_answered_by_checkmate():
         def solve(self, *args, **kwargs):
             raise OverflowError("boom")
 
+    class Searcher:               # go mate's solver lives in the searcher's memory
+        def mate_solver(self):
+            return Broken()
+
     out = io.BytesIO()
-    engine = UsiEngine(out)
-    engine._mate_solver, engine._mate_hash_mb = Broken(), 256
+    engine = UsiEngine(out, searcher_factory=Searcher)
     engine.handle_line(MATE_IN_1)
     engine.handle_line("go mate 1000")
     engine._job.done.wait(10)

@@ -2,7 +2,6 @@
 core and the line reading are in mate_table, mate_dfpn and mate_line).
 
     >>> from usi_engine.position import Position
-from usi_engine.tt import HashMemory
     >>> from usi_engine.mate import MateSolver
     >>> solver = MateSolver()
     >>> solver.set_hash(64)
@@ -12,6 +11,7 @@ from usi_engine.tt import HashMemory
 from typing import Callable, Literal
 
 from usi_engine.position import Position
+from usi_engine.tt import HashMemory
 
 class MateResult:
     """status: 'mate', 'nomate' or 'timeout'; pv: the mating line (moves as ints)."""

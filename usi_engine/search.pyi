@@ -11,7 +11,9 @@ from another thread; give it a limit when calling it from a script.
 """
 from typing import Any, Callable, Iterable
 
+from usi_engine.mate import MateSolver
 from usi_engine.position import Position
+from usi_engine.tt import HashMemory
 
 class SearchResult:
     """Outcome of a search.  best and ponder are moves (ints; 0 when none); the score is
@@ -38,8 +40,30 @@ class Searcher:
     def set_hash(self, megabytes: int) -> None:
         """(Re)allocate the transposition table (ValueError below 1 MB; MemoryError
         keeps the old one).  A search without a table first allocates 16 MB."""
+    def use_memory(self, memory: HashMemory) -> None:
+        """Use a block allocated elsewhere (e.g. in another thread) as the table
+        memory.  Not during a search."""
+    @property
+    def hash_mb(self) -> int:
+        """The size of the table memory in MB (0 before set_hash or use_memory)."""
+    def release_memory(self) -> None:
+        """Drop the table memory, so that a new block can be allocated without holding
+        both."""
+    def mate_solver(self) -> MateSolver:
+        """The tsume solver working inside this searcher's memory (the whole block)."""
+    def set_threads(self, threads: int) -> None:
+        """Use `threads` search threads (1..256; ValueError otherwise) from the next
+        search on: the main one and threads - 1 lazy-SMP helpers sharing the table.
+        1 is deterministic; node-limited searches always use one.  Not during a
+        search."""
+    @property
+    def threads(self) -> int:
+        """The number of search threads."""
+    @property
+    def thread_nodes(self) -> list[int]:
+        """Nodes searched by each thread in the last search, the main thread first."""
     def new_game(self) -> None:
-        """Forget everything learnt: TT, killers, history."""
+        """Forget everything learnt: TT, killers, histories (at no cost)."""
     def hashfull(self) -> int:
         """Permille of the table in use."""
     def stop(self) -> None:
