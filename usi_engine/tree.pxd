@@ -79,3 +79,13 @@ cdef Context* new_context() noexcept nogil
 cdef void free_context(Context* c) noexcept nogil
 cdef void forget_history(Context* c) noexcept nogil
 cdef int prepare_helper(Context* h, const Context* main) noexcept nogil
+
+
+cdef inline bint is_mate_score(int v) noexcept nogil:
+    """v is a mate score (for either side); no Python-level abs() in the hot code."""
+    return v >= VALUE_MATE_IN_MAX_PLY or v <= -VALUE_MATE_IN_MAX_PLY
+
+
+cdef inline int mate_plies(int v) noexcept nogil:
+    """The mate distance in plies of a mate score v."""
+    return VALUE_MATE - v if v > 0 else VALUE_MATE + v

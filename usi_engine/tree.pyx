@@ -282,7 +282,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     improving = not checked and (ply < 2 or c.static_evals[ply - 2] == -VALUE_INFINITE
                                  or static_eval > c.static_evals[ply - 2])
 
-    if not pv_node and not checked and abs(beta) < VALUE_MATE_IN_MAX_PLY:
+    if not pv_node and not checked and is_mate_score(beta) == 0:
         # reverse futility: far above beta near the leaves
         if depth <= 5 and static_eval - 150 * depth >= beta:
             return static_eval
@@ -423,7 +423,7 @@ cdef void iterate(Context* c, int depth, int multipv) noexcept nogil:
         c.pv_index = k
         prev = c.root_moves[k].previous_score
         delta = 40
-        if depth >= 4 and abs(prev) < VALUE_MATE_IN_MAX_PLY:
+        if depth >= 4 and is_mate_score(prev) == 0:
             alpha = max(prev - delta, -VALUE_INFINITE)
             beta = min(prev + delta, VALUE_INFINITE)
         else:
@@ -468,7 +468,7 @@ cdef void helper_search(Context* c, int index, int max_depth) noexcept nogil:
             return
         c.completed_depth = d
         memcpy(&c.best_line, &c.root_moves[0], sizeof(RootMove))
-        if abs(c.best_line.score) >= VALUE_MATE_IN_MAX_PLY and VALUE_MATE - abs(c.best_line.score) <= d:
+        if is_mate_score(c.best_line.score) and mate_plies(c.best_line.score) <= d:
             return
 
 

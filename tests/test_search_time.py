@@ -1,0 +1,43 @@
+"""How the search spends its time: under a main time it stops between iterations near
+the soft target (never starting one past it), under byoyomi it uses the budget to
+the hard deadline, and a cut-off iteration never loses the move already found."""
+import time
+
+import pytest
+
+from usi_engine.position import Position
+from usi_engine.search import Searcher
+
+MIDGAME = "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1"
+
+
+@pytest.fixture()
+def searcher():
+    s = Searcher()
+    s.set_hash(16)
+    s.set_threads(1)
+    return s
+
+
+def test_no_iteration_is_started_past_the_soft_target(searcher):
+    start = time.perf_counter()
+    result = searcher.search(Position(MIDGAME), soft_ms=200, hard_ms=5000)
+    elapsed = time.perf_counter() - start
+    # the hard deadline is far away: only the soft target can have ended it
+    assert elapsed < 1.0
+    assert result.best in Position(MIDGAME).legal_moves()
+
+
+def test_a_byoyomi_budget_is_used_up_to_the_hard_deadline(searcher):
+    start = time.perf_counter()
+    result = searcher.search(Position(MIDGAME), soft_ms=400, hard_ms=400)
+    elapsed = time.perf_counter() - start
+    assert 0.3 <= elapsed < 0.6
+    assert result.depth >= 1
+
+
+def test_a_cut_off_iteration_keeps_a_legal_best_move(searcher):
+    for hard in (5, 20, 80):
+        result = searcher.search(Position(MIDGAME), hard_ms=hard)
+        assert result.best in Position(MIDGAME).legal_moves()
+        assert result.pv and result.pv[0] == result.best
