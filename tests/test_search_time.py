@@ -20,12 +20,18 @@ def searcher():
 
 
 def test_no_iteration_is_started_past_the_soft_target(searcher):
+    ends = {}          # depth -> ms at which that iteration ended (first report of it)
+
+    def note(info):
+        ends.setdefault(info["depth"], info["time_ms"])
+
     start = time.perf_counter()
-    result = searcher.search(Position(MIDGAME), soft_ms=200, hard_ms=5000)
+    result = searcher.search(Position(MIDGAME), soft_ms=200, hard_ms=20000, on_info=note)
     elapsed = time.perf_counter() - start
-    # the hard deadline is far away: only the soft target can have ended it
-    assert elapsed < 1.0
-    assert result.best in Position(MIDGAME).legal_moves()
+    depths = sorted(ends)
+    # the last iteration began when the one before it ended: before the soft target
+    assert len(depths) >= 2 and ends[depths[-2]] < 200
+    assert elapsed < 20.0 and result.depth == depths[-1]
 
 
 def test_a_byoyomi_budget_is_used_up_to_the_hard_deadline(searcher):
