@@ -385,7 +385,7 @@ cdef inline bint _prune_move(Context* c, int m, bint quiet, int depth, int searc
     Tried and not kept (bench/ab_match.py, 100 ms byoyomi, one thread): SEE pruning of
     losing captures and quiet moves, history pruning, move-count pruning to depth 7,
     futility on the reduced depth and a null-move reduction growing with the margin:
-    30% fewer nodes to depth 11, but -40 Elo [-106, +23] in 104 games."""
+    28% fewer nodes to depth 11, but -27 Elo [-88, +33] in 118 games."""
     if not quiet:
         return False
     if depth <= 5 and searched >= (3 + depth * depth) * (1 + improving):
