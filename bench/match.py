@@ -811,6 +811,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="command that starts our engine (default: this Python -m usi_engine, "
                          "from the repository root)")
     ap.add_argument("--hash", type=int, default=64, help="hash MB for our engine and Fairy-Stockfish")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="our search threads (1, as the peers are given one)")
     ap.add_argument("--draw", type=int, default=256, help="a game longer than this many plies is a draw")
     ap.add_argument("--resign", type=int, default=None,
                     help="adjudicate a loss when the side to move reports a score below -N cp")
@@ -845,7 +847,8 @@ def main(argv: list[str] | None = None) -> int:
     print(peers.machine_line())
     ours_argv = peers.split_command(args.engine) if args.engine else peers.our_engine_command()
     ours = EngineSpec("ours", "usi_engine", ours_argv,
-                      {"USI_Hash": args.hash, "MaxMovesToDraw": args.draw},
+                      {"USI_Hash": args.hash, "MaxMovesToDraw": args.draw,
+                       "Threads": args.threads},
                       cwd=str(peers.REPO), env=peers.our_engine_env())
     names = (args.opponent.split(",") if args.opponent else
              [f"fairy-stockfish-skill{DEFAULT_FSF_SKILL}", "fairy-stockfish",
