@@ -8,7 +8,7 @@ import os
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-MODULES = ["position", "movegen", "tt", "evaluate", "tree", "search",
+MODULES = ["position", "movegen", "tt", "evaluate", "kp", "tree", "search",
            "mate_table", "mate_dfpn", "mate_line", "mate"]
 
 compile_args = ["-O3", "-fno-strict-aliasing"]

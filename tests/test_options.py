@@ -34,6 +34,8 @@ EXPECTED_DEFAULTS = [
     ("USI_AnalyseMode", "check", False, None, None),
     ("DepthLimit", "spin", 0, 0, 1000),
     ("NodesLimit", "spin", 0, 0, 10**12),
+    ("EvalType", "combo", "learned", None, None),
+    ("EvalFile", "filename", "", None, None),
     ("MateLength", "combo", "published", None, None),
 ]
 

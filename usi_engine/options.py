@@ -256,6 +256,13 @@ DEFAULT_OPTIONS: tuple[OptionSpec, ...] = (
     check("USI_AnalyseMode", False, "the GUI is analysing, not playing"),
     spin("DepthLimit", 0, 0, 1000, "maximum search depth (0 = none)"),
     spin("NodesLimit", 0, 0, 10**12, "maximum nodes per search (0 = none)"),
+    combo("EvalType", "learned", ("learned", "hand"),
+          "the evaluation: learned (king-piece weights from EvalFile, trained by "
+          "usi-engine learn) or hand (the hand-set baseline); taken at isready"),
+    filename("EvalFile", "",
+             "weight file of the learned evaluation (empty: the one shipped in the "
+             "package); read at isready; a bad file is reported and the weights loaded "
+             "before are kept"),
     combo("MateLength", "published", ("published", "strict"),
           "how go mate counts a mate's length: published (the convention of tsume "
           "collections: useless interpositions, blocks captured at once that do not make "

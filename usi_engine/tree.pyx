@@ -25,6 +25,7 @@ from usi_engine.position cimport (Pos, in_check, position_key, pos_do_move, pos_
                                   REPETITION_DRAW, REPETITION_WIN, REPETITION_LOSE)
 from usi_engine.movegen cimport GEN_LEGAL, GEN_CAPTURES, generate, gives_check, mate_in_one
 from usi_engine.evaluate cimport evaluate, piece_value
+from usi_engine.kp cimport KPAcc, kp_refresh, kp_update, kp_value
 from usi_engine.see cimport see_ge, see_value
 from usi_engine.history cimport (History, NO_PIECE_TO, piece_to, history_clear, quiet_score,
                                  history_cutoff)
@@ -146,6 +147,25 @@ cdef inline int terminal_value(Context* c, int ply, bint* done) noexcept nogil:
     return 0
 
 
+cdef inline int static_value(Context* c, int ply) noexcept nogil:
+    """The static evaluation of the position at ply: learned or hand-written."""
+    if c.kp_weights != NULL:
+        return kp_value(&c.pos, &c.kp_acc[ply])
+    return evaluate(&c.pos)
+
+
+cdef inline void play_move(Context* c, int m, int ply) noexcept nogil:
+    """Play m at ply and bring the learned evaluation's sums to ply + 1."""
+    pos_do_move(&c.pos, m)
+    if c.kp_weights != NULL:
+        kp_update(&c.pos, c.kp_weights, &c.kp_acc[ply], &c.kp_acc[ply + 1])
+
+
+cdef inline void play_null(Context* c, int ply) noexcept nogil:
+    pos_do_null(&c.pos)
+    c.kp_acc[ply + 1] = c.kp_acc[ply]
+
+
 cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept nogil:
     cdef Pos* p = &c.pos
     cdef int moves[MAX_MOVES]
@@ -166,7 +186,7 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
     if ply > c.seldepth:
         c.seldepth = ply
     if ply >= MAX_PLY - 1:
-        return evaluate(p)
+        return static_value(c, ply)
     e = tt_probe(c.tt, key, &found, &te)
     if found:
         tt_move = te.move
@@ -179,11 +199,11 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
         if n == 0:
             return mated_in(ply)
         if qply >= QSEARCH_MAX_PLIES:
-            return evaluate(p)
+            return static_value(c, ply)
         best = -VALUE_INFINITE
         stand_pat = -VALUE_INFINITE
     else:
-        stand_pat = evaluate(p)
+        stand_pat = static_value(c, ply)
         if stand_pat >= beta or qply >= QSEARCH_MAX_PLIES:
             return stand_pat
         if stand_pat > alpha:
@@ -206,7 +226,7 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
             # a capture that gives up more than it wins
             if not see_ge(p, m, 0):
                 continue
-        pos_do_move(p, m)
+        play_move(c, m, ply)
         v = -qsearch(c, -beta, -alpha, ply + 1, qply + 1)
         pos_undo_move(p)
         if c.ctl.aborted:
@@ -262,7 +282,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         if alpha >= beta:
             return alpha
     if ply >= MAX_PLY - 1:
-        return evaluate(p)
+        return static_value(c, ply)
 
     key = position_key(p)
     e = tt_probe(c.tt, key, &found, &te)
@@ -276,7 +296,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
                 return tt_value
 
     checked = in_check(p)
-    static_eval = -VALUE_INFINITE if checked else (te.eval if found else evaluate(p))
+    static_eval = -VALUE_INFINITE if checked else (te.eval if found else static_value(c, ply))
     c.static_evals[ply] = static_eval
     # improving: the static score rose since our previous move (or cannot be compared)
     improving = not checked and (ply < 2 or c.static_evals[ply - 2] == -VALUE_INFINITE
@@ -290,7 +310,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         if null_ok and depth >= 3 and static_eval >= beta:
             reduction = 3 + depth // 4
             c.move_keys[ply] = NO_PIECE_TO
-            pos_do_null(p)
+            play_null(c, ply)
             v = -search(c, depth - 1 - reduction, -beta, -beta + 1, ply + 1, False, False)
             pos_undo_null(p)
             if c.ctl.aborted:
@@ -333,7 +353,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
                 reduction = new_depth - 1
         mkey = move_key(p, m)
         c.move_keys[ply] = mkey
-        pos_do_move(p, m)
+        play_move(c, m, ply)
         if searched == 0:
             v = -search(c, new_depth, -beta, -alpha, ply + 1, pv_node, True)
         else:
@@ -410,6 +430,8 @@ cdef inline int _late_move_reduction(Context* c, int m, int depth, int searched,
 cdef void iterate(Context* c, int depth, int multipv) noexcept nogil:
     """One iteration of iterative deepening, every MultiPV line, with aspiration."""
     cdef int k, v, alpha, beta, delta, prev
+    if c.kp_weights != NULL:
+        kp_refresh(&c.pos, c.kp_weights, &c.kp_acc[0])
     for k in range(c.root_count):
         c.root_moves[k].previous_score = c.root_moves[k].score
     for k in range(multipv):
@@ -495,6 +517,7 @@ cdef int prepare_helper(Context* h, const Context* main) noexcept nogil:
     h.root_count = main.root_count
     memcpy(h.root_moves, main.root_moves, main.root_count * sizeof(RootMove))
     h.tt = main.tt
+    h.kp_weights = main.kp_weights
     h.root_sp = main.root_sp
     h.max_game_ply = main.max_game_ply
     h.entering_king_rule = main.entering_king_rule

@@ -326,6 +326,7 @@ class UsiEngine:
         self._searcher_factory = searcher_factory
         self._searcher: Any = None
         self._search_error: str | None = None  # why the searcher could not be made
+        self._eval_loader: Any = None  # EvalType/EvalFile state (eval_setup.EvalLoader)
         self._needs_new_game = False           # TT/histories to forget before next search
         self._position: Any = None             # current Position (None until first needed)
         self._job: SearchJob | None = None     # the last go (maybe finished)
@@ -369,10 +370,20 @@ class UsiEngine:
                     from usi_engine.search import Searcher  # lazy: heavy, compiled
                     factory = Searcher
                 self._searcher = factory()
+                self._apply_eval_options()
             except Exception as exc:  # ImportError (not built) or anything else
                 self._search_error = f"search unavailable ({type(exc).__name__}: {exc})"
                 self.error(self._search_error + "; playing the first legal move")
         return self._searcher
+
+    def _apply_eval_options(self) -> None:
+        """EvalType/EvalFile take effect (at isready, and when the searcher is built)."""
+        if self._eval_loader is None:
+            from usi_engine.eval_setup import EvalLoader  # lazy: imports the core
+            self._eval_loader = EvalLoader()
+        for message in self._eval_loader.apply(str(self.options["EvalType"]),
+                                               str(self.options["EvalFile"])):
+            self.info_string(message)
 
     def _forget_game(self) -> None:
         """Forget the last game's tables and histories now if the searcher is free (it
@@ -476,6 +487,7 @@ class UsiEngine:
                 searcher = self._ensure_searcher()
                 if searcher is not None and hasattr(searcher, "set_threads"):
                     searcher.set_threads(int(self.options["Threads"]))  # type: ignore[arg-type]
+                    self._apply_eval_options()
                 want = int(self.options["USI_Hash"])  # type: ignore[arg-type]
                 if (searcher is not None and hasattr(searcher, "use_memory")
                         and self._hash.isready(searcher, want)):

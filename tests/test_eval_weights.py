@@ -1,0 +1,89 @@
+"""Weight files of the learned evaluation and the EvalType/EvalFile options."""
+import numpy as np
+import pytest
+
+from usi_engine import eval_weights, kp
+from usi_engine.eval_setup import EvalLoader
+
+
+@pytest.fixture
+def keep_kp_state():
+    before, was_enabled = kp.installed(), kp.enabled()
+    yield
+    if before is not None:
+        kp.install(before)
+    kp.set_enabled(was_enabled)
+
+
+def _table(seed: int = 1) -> np.ndarray:
+    return np.random.default_rng(seed).integers(-900, 900, kp.WEIGHT_COUNT).astype(np.int16)
+
+
+def test_a_written_file_reads_back_the_same_table(tmp_path):
+    table = _table()
+    eval_weights.write_weights(tmp_path / "w.bin", table)
+    assert np.array_equal(eval_weights.read_weights(tmp_path / "w.bin"), table)
+
+
+def test_the_embedded_weights_are_a_valid_file():
+    assert eval_weights.read_weights(eval_weights.embedded_path()).shape == (kp.WEIGHT_COUNT,)
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda b: b[:1000], "truncated"),
+    (lambda b: b[:10], "truncated"),
+    (lambda b: b + b"\0\0", "too long"),
+    (lambda b: b"XXXXXXXX" + b[8:], "not a KP weight file"),
+    (lambda b: b[:100] + bytes([b[100] ^ 1]) + b[101:], "checksum"),
+    (lambda b: b[:8] + (44).to_bytes(4, "little") + b[12:], "shape"),
+])
+def test_a_damaged_file_is_refused_saying_why(tmp_path, damage, message):
+    eval_weights.write_weights(tmp_path / "w.bin", _table())
+    (tmp_path / "bad.bin").write_bytes(damage((tmp_path / "w.bin").read_bytes()))
+    with pytest.raises(eval_weights.WeightFileError, match=message):
+        eval_weights.read_weights(tmp_path / "bad.bin")
+
+
+def test_a_missing_file_is_refused():
+    with pytest.raises(eval_weights.WeightFileError, match="cannot read"):
+        eval_weights.read_weights("/no/such/weights.bin")
+
+
+def test_quantize_rounds_to_eighths_and_clips():
+    assert list(eval_weights.quantize(np.array([1.06, -0.07, 1e6]))) == [8, -1, 32767]
+
+
+def test_loader_installs_a_file_and_enables_the_learned_evaluation(tmp_path, keep_kp_state):
+    eval_weights.write_weights(tmp_path / "w.bin", _table(2))
+    messages = EvalLoader().apply("learned", str(tmp_path / "w.bin"))
+    assert messages == [f"EvalFile: loaded {tmp_path / 'w.bin'}"]
+    assert kp.enabled() and np.array_equal(kp.installed(), _table(2))
+
+
+def test_loader_keeps_the_previous_weights_when_a_new_file_is_bad(tmp_path, keep_kp_state):
+    eval_weights.write_weights(tmp_path / "good.bin", _table(3))
+    (tmp_path / "bad.bin").write_bytes(b"USIEVKP1" + b"\0" * 40)
+    loader = EvalLoader()
+    loader.apply("learned", str(tmp_path / "good.bin"))
+    messages = loader.apply("learned", str(tmp_path / "bad.bin"))
+    assert len(messages) == 1 and "keeping" in messages[0] and "good.bin" in messages[0]
+    assert kp.enabled() and np.array_equal(kp.installed(), _table(3))
+
+
+def test_loader_falls_back_to_the_hand_evaluation_when_nothing_could_be_loaded(keep_kp_state):
+    messages = EvalLoader().apply("learned", "/no/such/weights.bin")
+    assert "using the hand-written evaluation" in messages[0]
+    assert not kp.enabled()
+
+
+def test_eval_type_hand_disables_the_learned_evaluation(keep_kp_state):
+    loader = EvalLoader()
+    loader.apply("learned", "")
+    assert kp.enabled()
+    assert loader.apply("hand", "") == [] and not kp.enabled()
+
+
+def test_an_unchanged_file_is_not_read_again(keep_kp_state):
+    loader = EvalLoader()
+    assert loader.apply("learned", "") != []
+    assert loader.apply("learned", "") == []

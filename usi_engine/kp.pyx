@@ -1,0 +1,356 @@
+# cython: language_level=3
+"""The learned king-piece (KP) evaluation: features, the installed weights and the
+per-ply incremental sums the search keeps.
+
+Each king sees the board from its own side (white's view is the board turned round),
+mirrored left-right when it stands on files 6-9 (shogi's rules are symmetric, so the
+45 king squares of files 1-5 index the table).  Its features are every other piece on
+the board by kind and square (13 own kinds, 13 enemy kinds, the enemy king) and both
+hands as counts ("the i-th pawn in my hand").  With weights w, a position scores
+
+    sum of w[black king's bucket, f] over black's view
+  - sum of w[white king's bucket, f] over white's view
+
+for black, in 1/8 centipawn (the same table serves both views, so the evaluation is
+colour-symmetric by construction).  A move changes a few features of each view, so a
+search updates both sums per ply (`kp_update`); only a king move recomputes that
+king's view (`kp_refresh`).
+
+The weight file format and the training live in `usi_engine.eval_weights` and
+`usi_engine.learn`; this module holds what runs in the search.
+
+    >>> import numpy as np
+    >>> from usi_engine import kp
+    >>> kp.install(np.zeros(kp.WEIGHT_COUNT, dtype=np.int16))
+    >>> kp.evaluate_sfen("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1")
+    0
+"""
+import numpy as np
+
+from libc.stdint cimport int16_t, int32_t, uint8_t, uint32_t
+from libc.string cimport memcpy, memset
+from usi_engine.types cimport *
+from usi_engine.bitboard cimport *
+from usi_engine.position cimport (Pos, Position, hand_count, pos_do_move, pos_undo_move,
+                                  pos_copy, pos_free, pos_reserve)
+from usi_engine.movegen cimport generate, GEN_LEGAL
+
+init_tables()
+
+WEIGHT_COUNT = KP_WEIGHTS
+FEATURES_PER_BUCKET = KP_FEATURES
+KING_BUCKETS = KP_KING_BUCKETS
+SCALE = KP_SCALE
+MAX_ACTIVE = KP_MAX_ACTIVE
+HAND_SLOTS = KP_HAND_SLOTS
+
+# VIEW_SQ[c][m][sq]: sq as king colour c sees it (turned round for white), mirrored
+# left-right when m.  KING_MIRROR[c][k]: whether a king of colour c on k mirrors.
+cdef uint8_t VIEW_SQ[2][2][81]
+cdef uint8_t KING_MIRROR[2][81]
+# KIND[c][piece code]: the feature kind of that piece in c's view; -1 for c's own king
+# and for empty squares.
+cdef int KIND[2][32]
+# HAND_OFFSET[pt]: where piece type pt's counts start among one hand's 38 slots.
+cdef int HAND_OFFSET[8]
+
+cdef const int16_t* ACTIVE = NULL     # the weights the search uses; NULL: hand-written
+cdef int16_t* INSTALLED = NULL        # the installed table (owned by _installed_array)
+_installed_array = None
+
+
+cdef void _init_tables() noexcept nogil:
+    cdef int c, m, sq, o, f, r, pt, owner
+    # kinds 0..12: P L N S B R G +P +L +N +S +B +R of the viewer; 13..25 the enemy's
+    cdef int type_index[16]
+    for pt in range(16):
+        type_index[pt] = -1
+    type_index[PAWN] = 0
+    type_index[LANCE] = 1
+    type_index[KNIGHT] = 2
+    type_index[SILVER] = 3
+    type_index[BISHOP] = 4
+    type_index[ROOK] = 5
+    type_index[GOLD] = 6
+    for pt in range(PRO_PAWN, DRAGON + 1):
+        type_index[pt] = 7 + pt - PRO_PAWN
+    for c in range(2):
+        for sq in range(81):
+            o = sq if c == BLACK else 80 - sq
+            KING_MIRROR[c][sq] = square_file(o) > 4
+            VIEW_SQ[c][0][sq] = o
+            f = square_file(o)
+            r = square_rank(o)
+            VIEW_SQ[c][1][sq] = make_square(8 - f, r)
+        for pt in range(32):
+            KIND[c][pt] = -1
+        for owner in range(2):
+            for pt in range(1, 16):
+                if type_index[pt] >= 0:
+                    KIND[c][make_piece(owner, pt)] = type_index[pt] + (13 if owner != c else 0)
+        KIND[c][make_piece(c ^ 1, KING)] = 26
+    HAND_OFFSET[0] = 0
+    HAND_OFFSET[PAWN] = 0
+    HAND_OFFSET[LANCE] = 18
+    HAND_OFFSET[KNIGHT] = 22
+    HAND_OFFSET[SILVER] = 26
+    HAND_OFFSET[GOLD] = 30
+    HAND_OFFSET[BISHOP] = 34
+    HAND_OFFSET[ROOK] = 36
+
+
+_init_tables()
+
+
+cdef inline int _hand_feature(int viewer, int owner, int pt, int i) noexcept nogil:
+    """The i-th (0-based) piece of type pt in owner's hand, in viewer's view."""
+    return KP_HAND_BASE + (KP_HAND_SLOTS if owner != viewer else 0) + HAND_OFFSET[pt] + i
+
+
+cdef inline int _board_feature(int viewer, int mirror, int pc, int sq) noexcept nogil:
+    return KIND[viewer][pc] * 81 + VIEW_SQ[viewer][mirror][sq]
+
+
+cdef int _view_features(const uint8_t* board, const uint8_t* hands, int viewer, int king,
+                        int32_t* out) noexcept nogil:
+    """Global weight indices of viewer's active features (king: viewer's king square);
+    hands[owner * 8 + pt] are the counts.  Returns how many were written."""
+    cdef int mirror = KING_MIRROR[viewer][king]
+    cdef int base = VIEW_SQ[viewer][mirror][king] * KP_FEATURES
+    cdef int n = 0, sq, pc, owner, pt, i
+    for sq in range(81):
+        pc = board[sq]
+        if pc == EMPTY or KIND[viewer][pc] < 0:
+            continue
+        out[n] = base + _board_feature(viewer, mirror, pc, sq)
+        n += 1
+    for owner in range(2):
+        for pt in range(PAWN, KING):
+            for i in range(hands[owner * 8 + pt]):
+                out[n] = base + _hand_feature(viewer, owner, pt, i)
+                n += 1
+    return n
+
+
+cdef int32_t _view_sum(const Pos* p, const int16_t* w, int viewer) noexcept nogil:
+    """One king's sum from scratch (0 when that king is absent)."""
+    cdef int king = p.king_sq[viewer]
+    if king < 0:
+        return 0
+    cdef int mirror = KING_MIRROR[viewer][king]
+    cdef const int16_t* wk = w + VIEW_SQ[viewer][mirror][king] * KP_FEATURES
+    cdef int32_t s = 0
+    cdef bb_t b = p.occupied
+    cdef int sq, pc, owner, pt, i, n, base
+    while b:
+        sq = bb_pop(&b)
+        pc = p.board[sq]
+        if KIND[viewer][pc] >= 0:
+            s += wk[_board_feature(viewer, mirror, pc, sq)]
+    for owner in range(2):
+        for pt in range(PAWN, KING):
+            n = hand_count(p.hand[owner], pt)
+            base = _hand_feature(viewer, owner, pt, 0)
+            for i in range(n):
+                s += wk[base + i]
+    return s
+
+
+cdef void kp_refresh(const Pos* p, const int16_t* w, KPAcc* acc) noexcept nogil:
+    acc.sum[BLACK] = _view_sum(p, w, BLACK)
+    acc.sum[WHITE] = _view_sum(p, w, WHITE)
+
+
+cdef void kp_update(const Pos* p, const int16_t* w, const KPAcc* parent,
+                    KPAcc* child) noexcept nogil:
+    """child = parent's sums after the move that led to p (p.stack[p.sp].move)."""
+    cdef int m = p.stack[p.sp].move
+    cdef int captured = p.stack[p.sp].captured
+    cdef int us = p.side ^ 1
+    cdef int to = move_to(m)
+    cdef int after = p.board[to]
+    cdef int before, frm, pt, n, viewer, king, mirror
+    cdef const int16_t* wk
+    cdef int32_t s
+    for viewer in range(2):
+        king = p.king_sq[viewer]
+        if king < 0:
+            child.sum[viewer] = 0
+            continue
+        if viewer == us and piece_type(after) == KING:
+            child.sum[viewer] = _view_sum(p, w, viewer)
+            continue
+        mirror = KING_MIRROR[viewer][king]
+        wk = w + VIEW_SQ[viewer][mirror][king] * KP_FEATURES
+        s = parent.sum[viewer]
+        s += wk[_board_feature(viewer, mirror, after, to)]
+        if move_is_drop(m):
+            pt = move_from(m) - MOVE_DROP_BASE
+            n = hand_count(p.hand[us], pt)          # the dropped one was the (n+1)-th
+            s -= wk[_hand_feature(viewer, us, pt, n)]
+        else:
+            frm = move_from(m)
+            before = after - PROMOTED if move_is_promotion(m) else after
+            s -= wk[_board_feature(viewer, mirror, before, frm)]
+            if captured != EMPTY:
+                s -= wk[_board_feature(viewer, mirror, captured, to)]
+                pt = unpromoted(piece_type(captured))
+                n = hand_count(p.hand[us], pt)      # the captured one is the n-th
+                s += wk[_hand_feature(viewer, us, pt, n - 1)]
+        child.sum[viewer] = s
+
+
+cdef int kp_value(const Pos* p, const KPAcc* acc) noexcept nogil:
+    """Centipawns for the side to move."""
+    cdef int32_t s = acc.sum[BLACK] - acc.sum[WHITE]
+    if p.side == WHITE:
+        s = -s
+    return s // KP_SCALE if s >= 0 else -((-s) // KP_SCALE)
+
+
+cdef const int16_t* kp_active_weights() noexcept nogil:
+    return ACTIVE
+
+
+# ---- Python API -----------------------------------------------------------------------
+
+def install(weights: np.ndarray) -> None:
+    """Install a weight table (int16, WEIGHT_COUNT values in 1/8 cp) for the learned
+    evaluation; it becomes active when `set_enabled(True)`.  Call between searches
+    only: a running search keeps reading the table it started with."""
+    global INSTALLED, _installed_array, ACTIVE
+    cdef int16_t[::1] view
+    table = np.ascontiguousarray(weights, dtype=np.int16).reshape(-1)
+    if table.shape[0] != KP_WEIGHTS:
+        raise ValueError(f"a KP table has {KP_WEIGHTS} weights, not {table.shape[0]}")
+    arr = table.copy()
+    view = arr
+    enabled = ACTIVE != NULL
+    _installed_array = arr
+    INSTALLED = &view[0]
+    if enabled:
+        ACTIVE = INSTALLED
+
+
+def installed() -> np.ndarray | None:
+    """A copy of the installed table (None before `install`)."""
+    return None if _installed_array is None else _installed_array.copy()
+
+
+def set_enabled(enabled: bool) -> None:
+    """Make the search use the learned evaluation (True) or the hand-written one."""
+    global ACTIVE
+    if enabled and INSTALLED == NULL:
+        raise ValueError("no KP weights are installed")
+    ACTIVE = INSTALLED if enabled else NULL
+
+
+def enabled() -> bool:
+    """Whether searches use the learned evaluation."""
+    return ACTIVE != NULL
+
+
+def evaluate_sfen(str sfen) -> int:
+    """The installed table's score of a position (any `Position` text) for the side to
+    move, computed from scratch, whether or not the table is enabled."""
+    if INSTALLED == NULL:
+        raise ValueError("no KP weights are installed")
+    cdef Position pos = Position(sfen)
+    cdef KPAcc acc
+    kp_refresh(&pos.pos, INSTALLED, &acc)
+    return kp_value(&pos.pos, &acc)
+
+
+def features(board: np.ndarray, hands: np.ndarray, side: np.ndarray) -> np.ndarray:
+    """Active weight indices of n positions given as arrays (board uint8[n,81] of piece
+    codes, hands uint8[n,2,8] of counts by piece type, side uint8[n]): an int32 array
+    [n, 2, MAX_ACTIVE], [:, 0] the black king's view and [:, 1] the white king's,
+    padded with WEIGHT_COUNT (a view whose king is absent is all padding)."""
+    cdef const uint8_t[:, ::1] b = np.ascontiguousarray(board, dtype=np.uint8)
+    cdef const uint8_t[:, :, ::1] h = np.ascontiguousarray(hands, dtype=np.uint8)
+    cdef Py_ssize_t n = b.shape[0]
+    if b.shape[1] != 81 or h.shape[0] != n or h.shape[1] != 2 or h.shape[2] != 8:
+        raise ValueError("expected board [n, 81] and hands [n, 2, 8]")
+    out = np.full((n, 2, KP_MAX_ACTIVE), KP_WEIGHTS, dtype=np.int32)
+    cdef int32_t[:, :, ::1] o = out
+    cdef Py_ssize_t i
+    cdef int viewer, sq, king, pt, total
+    cdef int32_t* dst
+    cdef int limit[8]
+    limit[:] = [0, 18, 4, 4, 4, 2, 2, 4]
+    for i in range(n):
+        for pt in range(PAWN, KING):
+            if h[i, 0, pt] > limit[pt] or h[i, 1, pt] > limit[pt]:
+                raise ValueError(f"position {i}: too many pieces of type {pt} in hand")
+        for sq in range(81):
+            if b[i, sq] >= 32:
+                raise ValueError(f"position {i}: bad piece code {b[i, sq]} on square {sq}")
+    with nogil:
+        for i in range(n):
+            for viewer in range(2):
+                king = -1
+                for sq in range(81):
+                    if b[i, sq] == make_piece(viewer, KING):
+                        king = sq
+                        break
+                if king < 0:
+                    continue
+                dst = &o[i, viewer, 0]
+                _view_features(&b[i, 0], &h[i, 0, 0], viewer, king, dst)
+    return out
+
+
+def incremental_check(str sfen, int plies, unsigned int seed) -> dict:
+    """Random legal walk of `plies` moves from `sfen` (with undos mixed in), comparing
+    the incrementally updated sums with a from-scratch sum after every move and undo.
+    Returns a dict: checks, mismatches, and how many moves of each kind were made
+    (drops, captures, promotions, king_moves).  Uses the installed table."""
+    if INSTALLED == NULL:
+        raise ValueError("no KP weights are installed")
+    cdef Position start = Position(sfen)
+    cdef Pos p
+    cdef KPAcc accs[1010]
+    cdef KPAcc fresh
+    cdef int moves[MAX_MOVES]
+    cdef int n, m, ply = 0, checks = 0, mismatches = 0, step
+    cdef int drops = 0, captures = 0, promotions = 0, king_moves = 0
+    cdef unsigned int rng = seed * 2654435761u + 12345u
+    memset(&p, 0, sizeof(Pos))
+    if plies > 1000:
+        raise ValueError("at most 1000 plies")
+    if pos_copy(&p, &start.pos) != 0 or not pos_reserve(&p, plies + 8):
+        pos_free(&p)
+        raise MemoryError()
+    with nogil:
+        kp_refresh(&p, INSTALLED, &accs[0])
+        for step in range(plies):
+            rng = rng * 1103515245u + 12345u
+            if ply > 0 and (rng >> 16) % 5 == 0:
+                pos_undo_move(&p)
+                ply -= 1
+            else:
+                n = generate(&p, moves, GEN_LEGAL)
+                if n == 0:
+                    if ply == 0:
+                        break
+                    pos_undo_move(&p)
+                    ply -= 1
+                else:
+                    rng = rng * 1103515245u + 12345u
+                    m = moves[(rng >> 16) % n]
+                    if move_is_drop(m):
+                        drops += 1
+                    else:
+                        captures += p.board[move_to(m)] != EMPTY
+                        promotions += move_is_promotion(m)
+                        king_moves += piece_type(p.board[move_from(m)]) == KING
+                    pos_do_move(&p, m)
+                    kp_update(&p, INSTALLED, &accs[ply], &accs[ply + 1])
+                    ply += 1
+            kp_refresh(&p, INSTALLED, &fresh)
+            checks += 1
+            if fresh.sum[0] != accs[ply].sum[0] or fresh.sum[1] != accs[ply].sum[1]:
+                mismatches += 1
+    pos_free(&p)
+    return {"checks": checks, "mismatches": mismatches, "drops": drops,
+            "captures": captures, "promotions": promotions, "king_moves": king_moves}
