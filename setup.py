@@ -9,7 +9,7 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 MODULES = ["position", "movegen", "tt", "evaluate", "kp", "tree", "search",
-           "mate_table", "mate_dfpn", "mate_line", "mate"]
+           "mate_table", "mate_dfpn", "mate_line", "mate", "packed"]
 
 compile_args = ["-O3", "-fno-strict-aliasing"]
 if os.environ.get("USI_ENGINE_NATIVE") == "1":
