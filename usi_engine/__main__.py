@@ -7,6 +7,7 @@ bench and tsume solving.
     usi-engine mate SFEN [--time-ms T]           # one line, as USI `checkmate ...`
     usi-engine csa --host H --id ID ...          # play on a CSA server (floodgate)
     usi-engine gensfen --out DIR --positions N   # self-play training data (PackedSfenValue)
+    usi-engine learn DATA... --out kp.bin        # train the learned evaluation on it
 
 Bad arguments get one line on stderr and exit code 2; Ctrl-C one line and 130.
 """
@@ -324,6 +325,58 @@ def add_gensfen_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]
     p.set_defaults(func=cmd_gensfen)
 
 
+def cmd_learn(args: argparse.Namespace) -> int:
+    """Train the king-piece evaluation (see :mod:`usi_engine.learn`)."""
+    from usi_engine.learn import main_learn
+    try:
+        return main_learn(args)
+    except ValueError as exc:
+        return _fail(str(exc))
+
+
+def _float_in(lo: float, hi: float) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"{text} is outside {lo}..{hi}")
+        return value
+    return parse
+
+
+def add_learn_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    """The ``learn`` sub-command's arguments."""
+    p = sub.add_parser(
+        "learn", help="train the learned evaluation on PackedSfenValue records",
+        description="Fit the king-piece weights to the records' search scores and game "
+                    "results (cross-entropy of win probabilities, Adam, mini-batches); the "
+                    "last files are held out for validation and its loss is printed each "
+                    "epoch, epoch 0 being the starting weights. Writes a weight file for "
+                    "the EvalFile option.")
+    p.add_argument("data", nargs="+", help="record files, or folders of *.psv / *.bin files")
+    p.add_argument("--out", required=True, metavar="FILE", help="weight file to write")
+    p.add_argument("--epochs", type=_int_in(1, 10000), default=8)
+    p.add_argument("--batch-size", type=_int_in(16, 10**7), default=16384)
+    p.add_argument("--lr", type=_float_in(1e-6, 1e4), default=1.0,
+                   help="Adam step in centipawns (default 1.0), decayed linearly to 10%%")
+    p.add_argument("--lambda", dest="lambda_", type=_float_in(0.0, 1.0), default=0.7,
+                   help="weight of the search score against the game result (default 0.7)")
+    p.add_argument("--scale", type=_float_in(1.0, 1e5), default=600.0,
+                   help="centipawns per unit of log-odds (default 600)")
+    p.add_argument("--reg", type=_float_in(0.0, 1e3), default=1e-4,
+                   help="L2 pull towards the starting weights (default 1e-4)")
+    p.add_argument("--max-score", type=_int_in(1, 32000), default=3000,
+                   help="leave out records scored beyond this (default 3000)")
+    p.add_argument("--val-fraction", type=_float_in(0.0, 0.9), default=0.05,
+                   help="fraction of the files held out for validation (default 0.05)")
+    p.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=1)
+    p.add_argument("--init", default="hand",
+                   help="starting weights: hand (the hand-written evaluation) or a weight file")
+    p.set_defaults(func=cmd_learn)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors: ``usi-engine perft: error: ...`` and exit 2
     (the usage is in --help)."""
@@ -397,6 +450,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.set_defaults(func=cmd_bench)
     add_csa_parser(sub)
     add_gensfen_parser(sub)
+    add_learn_parser(sub)
     return parser
 
 

@@ -115,7 +115,12 @@ def _select_eval(kind: str, path: str | None) -> None:
             raise ValueError("--eval-file goes with --eval learned, not with --eval hand")
         return
     if kind == "learned":
-        raise ValueError("--eval learned is not available yet (only --eval hand)")
+        from usi_engine.eval_setup import EvalLoader
+        messages = EvalLoader().apply("learned", path or "")
+        from usi_engine import kp
+        if not kp.enabled():
+            raise ValueError(messages[0] if messages else "no learned weights")
+        return
     raise ValueError(f"unknown evaluation {kind!r} (expected one of {', '.join(EVAL_KINDS)})")
 
 
