@@ -118,7 +118,7 @@ def test_batches_option_makes_only_that_subset(dataset, tmp_path):
 @pytest.mark.parametrize("extra", [
     ["--positions", "0"],
     ["--depth", "2"],                          # with --nodes
-    ["--eval", "learned"],
+    ["--eval", "learned", "--eval-file", "/nonexistent/kp.bin"],
     ["--eval", "nnue"],
     ["--eval-file", "weights.bin"],            # only for --eval learned
     ["--batches", "2-3"],                      # there are batches 0 and 1
