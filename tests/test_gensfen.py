@@ -8,7 +8,9 @@ from usi_engine.gensfen import _game_over, _stored_score
 from usi_engine.packed import PSV_DTYPE, move_from_psv, unpack
 from usi_engine.search import SearchResult
 
-FAST = ["--positions", "80", "--batch-positions", "40", "--nodes", "300", "--seed", "11"]
+BATCH = 150
+FAST = ["--positions", str(2 * BATCH), "--batch-positions", str(BATCH), "--nodes", "300",
+        "--seed", "11"]
 
 
 def gensfen(out, *extra, workers=1):
@@ -22,7 +24,7 @@ def batches(out):
 
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory):
-    """Two batches of 40 records made by two workers."""
+    """Two batches made by two workers."""
     out = tmp_path_factory.mktemp("gensfen")
     assert gensfen(out, workers=2) == 0
     return out
@@ -35,7 +37,7 @@ def records(dataset):
 
 def test_writes_whole_batches_and_no_temporary_files(dataset):
     assert sorted(batches(dataset)) == ["batch-00000.psv", "batch-00001.psv"]
-    assert all(len(data) == 40 * 40 for data in batches(dataset).values())
+    assert all(len(data) == BATCH * 40 for data in batches(dataset).values())
     assert not list(dataset.glob("*.tmp"))
 
 
@@ -53,7 +55,7 @@ def test_summary_line_counts_positions_and_games(tmp_path, capsys):
     assert gensfen(tmp_path) == 0
     fields = capsys.readouterr().out.splitlines()[-1].split()
     assert fields[0::2] == ["positions", "games", "seconds", "positions_per_s"]
-    assert fields[1] == "80" and int(fields[3]) >= 1
+    assert fields[1] == str(2 * BATCH) and int(fields[3]) >= 1
 
 
 def test_every_record_is_a_legal_position_with_a_legal_move(records):
@@ -102,12 +104,28 @@ def test_game_result_flips_sign_with_the_side_to_move(records):
         assert results[0] in (-1, 0, 1)
 
 
+def test_a_game_is_lost_by_the_side_that_resigns_or_is_mated(records):
+    decided = 0
+    for game in _games(records):
+        last = game[-1]
+        position = Position(unpack(last["sfen"].tobytes(), int(last["gamePly"])))
+        position.push(move_from_psv(position, int(last["move"])))
+        if -30000 < last["score"] < -3000:                # resigned
+            assert last["game_result"] == -1
+            decided += 1
+        elif position.is_checkmate():                    # gave mate
+            assert last["game_result"] == 1
+            decided += 1
+    assert decided >= 1
+
+
 def test_resume_skips_existing_batches(dataset, tmp_path, capsys):
-    (tmp_path / "batch-00000.psv").write_bytes(b"\x00" * 1600)   # a stand-in, same size
+    stand_in = b"\x00" * (BATCH * 40)                   # the same size as a batch
+    (tmp_path / "batch-00000.psv").write_bytes(stand_in)
     assert gensfen(tmp_path) == 0
-    assert batches(tmp_path)["batch-00000.psv"] == b"\x00" * 1600
+    assert batches(tmp_path)["batch-00000.psv"] == stand_in
     assert batches(tmp_path)["batch-00001.psv"] == batches(dataset)["batch-00001.psv"]
-    assert capsys.readouterr().out.split()[:2] == ["positions", "40"]
+    assert capsys.readouterr().out.split()[:2] == ["positions", str(BATCH)]
 
 
 def test_batches_option_makes_only_that_subset(dataset, tmp_path):
@@ -124,6 +142,7 @@ def test_batches_option_makes_only_that_subset(dataset, tmp_path):
     ["--batches", "2-3"],                      # there are batches 0 and 1
     ["--openings", "/nonexistent/openings.txt"],
     ["--workers", "x"],
+    ["--positions", "100000000", "--batch-positions", "1"],   # too many batches
 ])
 def test_bad_arguments_exit_2_with_one_line(tmp_path, capsys, extra):
     with pytest.raises(SystemExit) as exit_info:

@@ -51,6 +51,7 @@ MAX_START_TRIES = 50
 #: Scores are stored as int16: centipawns clamped to this, mate in k as +-(SCORE_MATE - k).
 SCORE_MATE = 32000
 EVAL_KINDS = ("hand", "learned")
+MAX_BATCHES = 10**6
 MANIFEST = "gensfen.json"
 FORMAT_VERSION = 1
 
@@ -335,6 +336,9 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         return fail(str(exc))
     total_batches = -(-args.positions // args.batch_positions)
+    if total_batches > MAX_BATCHES:
+        return fail(f"{total_batches} batches is too many (at most {MAX_BATCHES}): "
+                    "raise --batch-positions")
     try:
         batches = (parse_batches(args.batches, total_batches) if args.batches
                    else list(range(total_batches)))
@@ -359,7 +363,11 @@ def run(args: argparse.Namespace) -> int:
     if len(todo) < len(batches):
         print(f"gensfen: {len(batches) - len(todo)} of {len(batches)} batches already in "
               f"{out_dir}, skipped", file=sys.stderr)
-    positions, games, seconds = _run_batches(settings, out_dir, todo, args.workers)
+    try:
+        positions, games, seconds = _run_batches(settings, out_dir, todo, args.workers)
+    except OSError as exc:
+        print(f"usi-engine gensfen: error: writing a batch failed: {exc}", file=sys.stderr)
+        return 1
     print(f"positions {positions} games {games} seconds {seconds:.1f} "
           f"positions_per_s {positions / seconds if seconds > 0 else 0.0:.1f}")
     return 0
