@@ -365,8 +365,8 @@ def add_learn_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]")
                    help="weight of the search score against the game result (default 0.7)")
     p.add_argument("--scale", type=_float_in(1.0, 1e5), default=600.0,
                    help="centipawns per unit of log-odds (default 600)")
-    p.add_argument("--reg", type=_float_in(0.0, 1e3), default=1e-4,
-                   help="L2 pull towards the starting weights (default 1e-4)")
+    p.add_argument("--reg", type=_float_in(0.0, 1e3), default=1e-6,
+                   help="L2 pull towards the starting weights (default 1e-6)")
     p.add_argument("--max-score", type=_int_in(1, 32000), default=3000,
                    help="leave out records scored beyond this (default 3000)")
     p.add_argument("--val-fraction", type=_float_in(0.0, 0.9), default=0.05,

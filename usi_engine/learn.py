@@ -45,7 +45,7 @@ class TrainConfig:
     lr: float = 1.0                 # Adam step size, in centipawns
     lambda_: float = 0.7            # weight of the search score against the game result
     scale: float = 600.0            # centipawns of score per unit of log-odds
-    reg: float = 1e-4               # L2 pull towards the starting weights
+    reg: float = 1e-6               # L2 pull towards the starting weights
     max_score: int = 3000
     val_fraction: float = 0.05
     seed: int = 1
@@ -129,13 +129,15 @@ class Model:
 def loss_terms(model: Model, features: np.ndarray, data: Dataset, cfg: TrainConfig
                ) -> tuple[float, np.ndarray]:
     """Mean cross-entropy above its minimum (the target's own entropy) and the
-    gradient of the summed loss with respect to each position's score."""
+    gradient of the loss with respect to each position's score, times scale."""
     v = model.predict(features, data.side)
     target = cfg.lambda_ * _sigmoid(data.score / cfg.scale) + (1 - cfg.lambda_) * data.result
     p = np.clip(_sigmoid(v / cfg.scale), 1e-12, 1 - 1e-12)
     t = np.clip(target, 1e-12, 1 - 1e-12)
     excess = t * np.log(t / p) + (1 - t) * np.log((1 - t) / (1 - p))
-    return float(excess.mean()), (p - target) / cfg.scale
+    # d(loss)/d(v) is (p - target) / scale; the 1 / scale is left out (Adam does not
+    # care about a constant factor, and gradients near 1 keep clear of its epsilon)
+    return float(excess.mean()), p - target
 
 
 class Adam:
@@ -153,7 +155,7 @@ class Adam:
         self.v += 0.001 * grad * grad
         m_hat = self.m / (1 - 0.9 ** self.t)
         v_hat = self.v / (1 - 0.999 ** self.t)
-        w -= lr * m_hat / (np.sqrt(v_hat) + 1e-8)
+        w -= lr * m_hat / (np.sqrt(v_hat) + 1e-12)
 
 
 def _batches(data: Dataset, batch_size: int, rng: np.random.Generator
