@@ -90,11 +90,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=200)
     ap.add_argument("--byoyomi", type=int, default=100, help="ms a move (100)")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--parallel", type=int, default=1,
+                    help="games played at once (each engine then uses one core when it is "
+                         "to move: about one game per core)")
     ap.add_argument("--new-option", action="append", default=[], metavar="NAME=VALUE")
     ap.add_argument("--base-option", action="append", default=[], metavar="NAME=VALUE")
     ap.add_argument("--openings", default=str(OPENINGS))
     ap.add_argument("--run-dir", default=str(ROOT / "bench" / "out" / "ab"))
     ap.add_argument("--no-resume", action="store_true")
+    ap.add_argument("--no-sprt-stop", action="store_true",
+                    help="play all --games even when the SPRT has decided")
     args = ap.parse_args(argv)
     if args.freeze:
         print(freeze(Path(args.freeze)))
@@ -117,7 +122,10 @@ def main(argv: list[str] | None = None) -> int:
            + engine("base", args.base, args.base_option, False)
            + ["--rules", "time_control.time_ms=0", f"time_control.byoyomi_ms={args.byoyomi}",
               "initial_positions.type=file", f"initial_positions.source={args.openings}",
-              "--sprt", "elo0=0", "elo1=20", "--run-dir", args.run_dir]
+              "--tournament", f"num_parallel={args.parallel}",
+              "--sprt", "elo0=0", "elo1=20", f"num_parallel={args.parallel}"]
+           + ([f"min_games={args.games}"] if args.no_sprt_stop else [])
+           + ["--run-dir", args.run_dir]
            + (["--no-resume"] if args.no_resume else []))
     print(" ".join(cmd), flush=True)
     code = subprocess.call(cmd)
