@@ -115,9 +115,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
     each position, no time limit, so the total node count is a signature of the
     search code. Last line: ``nodes N time_ms T nps X``.
     """
+    from usi_engine.eval_setup import EvalLoader
     from usi_engine.position import Position, move_to_usi
     from usi_engine.search import Searcher
 
+    for message in EvalLoader().apply(args.eval, args.eval_file or ""):
+        if not message.startswith("EvalFile: loaded"):
+            return _fail(message)
     searcher = Searcher()
     searcher.set_hash(BENCH_HASH_MB)
     total_nodes = 0
@@ -447,6 +451,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--depth", type=_int_in(1, MAX_BENCH_DEPTH), default=BENCH_DEPTH,
                        help=f"search depth per position, 1 to {MAX_BENCH_DEPTH} "
                             f"(default {BENCH_DEPTH})")
+    bench.add_argument("--eval", choices=("learned", "hand"), default="learned",
+                       help="evaluation: learned (the EvalFile weights, default) or hand")
+    bench.add_argument("--eval-file", metavar="PATH",
+                       help="weights for --eval learned (default: those shipped)")
     bench.set_defaults(func=cmd_bench)
     add_csa_parser(sub)
     add_gensfen_parser(sub)
