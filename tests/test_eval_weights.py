@@ -87,3 +87,11 @@ def test_an_unchanged_file_is_not_read_again(keep_kp_state):
     loader = EvalLoader()
     assert loader.apply("learned", "") != []
     assert loader.apply("learned", "") == []
+
+
+def test_a_relative_eval_file_is_looked_for_in_eval_dir_first(tmp_path, keep_kp_state):
+    (tmp_path / "eval").mkdir()
+    eval_weights.write_weights(tmp_path / "eval" / "w.bin", _table(4))
+    messages = EvalLoader().apply("learned", "w.bin", str(tmp_path / "eval"))
+    assert messages == [f"EvalFile: loaded {tmp_path / 'eval' / 'w.bin'}"]
+    assert np.array_equal(kp.installed(), _table(4))

@@ -35,6 +35,7 @@ EXPECTED_DEFAULTS = [
     ("DepthLimit", "spin", 0, 0, 1000),
     ("NodesLimit", "spin", 0, 0, 10**12),
     ("EvalType", "combo", "learned", None, None),
+    ("EvalDir", "filename", "eval", None, None),
     ("EvalFile", "filename", "", None, None),
     ("MateLength", "combo", "published", None, None),
 ]

@@ -2,7 +2,8 @@
 ``isready``.
 
 `EvalType learned` (the default) loads the king-piece weights of `EvalFile` (empty:
-the table shipped in the package) into `usi_engine.kp`; `EvalType hand` switches to the
+the table shipped in the package; a relative name is looked for in `EvalDir` first)
+into `usi_engine.kp`; `EvalType hand` switches to the
 hand-written evaluation, kept as the baseline.  A weight file that cannot be used
 (missing, truncated, of another shape, damaged) is reported and the weights loaded
 before stay in use; a file is read again only when its path, size or time changed.
@@ -34,8 +35,10 @@ class EvalLoader:
         """The path of the weights in use (None before any were loaded)."""
         return None if self.loaded is None else self.loaded[0]
 
-    def apply(self, eval_type: str, eval_file: str) -> list[str]:
+    def apply(self, eval_type: str, eval_file: str, eval_dir: str = "eval") -> list[str]:
         """Select the evaluation; returns the messages for ``info string`` lines.
+        A relative `eval_file` is looked for in `eval_dir` first (YaneuraOu's EvalDir
+        convention, which match runners such as shogiarena follow), then as given.
         Never raises: a bad file leaves the previous weights (or, if none were ever
         loaded, the hand-written evaluation) in use."""
         if str(eval_type).lower() == "hand":
@@ -44,6 +47,10 @@ class EvalLoader:
         path = str(eval_file).strip() if eval_file else ""
         if path in ("", "<empty>"):
             path = str(eval_weights.embedded_path())
+        elif not os.path.isabs(path) and eval_dir and str(eval_dir) != "<empty>":
+            in_dir = os.path.join(str(eval_dir), path)
+            if os.path.exists(in_dir) or not os.path.exists(path):
+                path = in_dir
         messages: list[str] = []
         try:
             stat = os.stat(path)

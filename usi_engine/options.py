@@ -259,6 +259,8 @@ DEFAULT_OPTIONS: tuple[OptionSpec, ...] = (
     combo("EvalType", "learned", ("learned", "hand"),
           "the evaluation: learned (king-piece weights from EvalFile, trained by "
           "usi-engine learn) or hand (the hand-set baseline); taken at isready"),
+    filename("EvalDir", "eval",
+             "folder where a relative EvalFile is looked for first (as in YaneuraOu)"),
     filename("EvalFile", "",
              "weight file of the learned evaluation (empty: the one shipped in the "
              "package); read at isready; a bad file is reported and the weights loaded "

@@ -382,7 +382,8 @@ class UsiEngine:
             from usi_engine.eval_setup import EvalLoader  # lazy: imports the core
             self._eval_loader = EvalLoader()
         for message in self._eval_loader.apply(str(self.options["EvalType"]),
-                                               str(self.options["EvalFile"])):
+                                               str(self.options["EvalFile"]),
+                                               str(self.options["EvalDir"])):
             self.info_string(message)
 
     def _forget_game(self) -> None:
