@@ -178,7 +178,7 @@ def test_a_teacher_dying_twice_fails_that_file_and_the_others_go_on(data, tmp_pa
 
 
 def test_a_silent_teacher_times_out_and_is_restarted(data, tmp_path, capsys):
-    assert relabel(data / "b.psv", tmp_path / "out", "--timeout-s", "0.3",
+    assert relabel(data / "b.psv", tmp_path / "out", "--timeout-s", "0.6",
                    flags=("--silent-from", "3")) == 0
     before, after = read(data / "b.psv"), read(tmp_path / "out" / "b.psv")
     # go 3 gets nothing; the restarted teacher answers 2, then is silent again...
