@@ -8,6 +8,7 @@ bench and tsume solving.
     usi-engine csa --host H --id ID ...          # play on a CSA server (floodgate)
     usi-engine gensfen --out DIR --positions N   # self-play training data (PackedSfenValue)
     usi-engine learn DATA... --out kp.bin        # train the learned evaluation on it
+    usi-engine relabel DATA... --out DIR --engine CMD  # a USI teacher's scores instead
 
 Bad arguments get one line on stderr and exit code 2; Ctrl-C one line and 130.
 """
@@ -381,6 +382,52 @@ def add_learn_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]")
     p.set_defaults(func=cmd_learn)
 
 
+def cmd_relabel(args: argparse.Namespace) -> int:
+    """Relabel records with a USI teacher's scores (see :mod:`usi_engine.relabel`)."""
+    from usi_engine.relabel import run
+    return run(args)
+
+
+def add_relabel_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    """The ``relabel`` sub-command's arguments."""
+    # The defaults of usi_engine.relabel (not imported here: it loads numpy).
+    DEFAULT_GO, DEFAULT_MAX_SCORE, DEFAULT_TIMEOUT_S = "go btime 0 wtime 0 byoyomi 100", 3000, 30.0
+    p = sub.add_parser(
+        "relabel", help="replace the records' scores by a USI engine's (a teacher)",
+        description="Ask a USI engine for its score of every record's position and write "
+                    "the records with that score (side to move; mate N as +-(32000 - N)) "
+                    "to DIR, one file per input file with the same name, for usi-engine "
+                    "learn. Files already in DIR are skipped (a rerun resumes). Records the "
+                    "teacher gives no score for are dropped. Last line: records N "
+                    "relabelled M dropped D seconds T records_per_s X. Exit code 1 when a "
+                    "file failed (its reason on stderr).")
+    p.add_argument("data", nargs="+", help="record files, or folders of *.psv / *.bin files")
+    p.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    p.add_argument("--engine", required=True, metavar="CMD",
+                   help="the teacher's command line, e.g. '/usr/games/gpsusi "
+                        "--node-count-hard-limit 3000'")
+    p.add_argument("--option", action="append", metavar="NAME=VALUE",
+                   help="setoption for the teacher before isready (repeatable)")
+    p.add_argument("--go", default=DEFAULT_GO, metavar="LINE",  # relabel.DEFAULT_GO
+                   help=f"the go command sent for each position (default '{DEFAULT_GO}'; "
+                        "e.g. 'go depth 6' or 'go nodes 20000' where the teacher knows them)")
+    p.add_argument("--workers", type=_int_in(1, 1024), default=os.cpu_count() or 1,
+                   help="worker processes, one teacher each (default: the core count)")
+    p.add_argument("--timeout-s", type=_float_in(0.05, 1e6), default=DEFAULT_TIMEOUT_S,
+                   metavar="S", help="seconds a position may take before 'stop' (default "
+                                     f"{DEFAULT_TIMEOUT_S:g}); then the teacher is restarted")
+    p.add_argument("--quiet-only", action="store_true",
+                   help="drop, unasked, the records whose stored move captures or whose "
+                        "stored |score| is beyond --max-score (the trainer leaves those out)")
+    p.add_argument("--max-score", type=_int_in(0, 32000), default=None,
+                   help=f"with --quiet-only (default {DEFAULT_MAX_SCORE})")
+    p.add_argument("--score-factor", type=_float_in(0.0, 100.0), default=1.0, metavar="F",
+                   help="multiply the teacher's centipawns (not mates) by F (default 1)")
+    p.add_argument("--limit", type=_int_in(1, 10**12), default=None, metavar="N",
+                   help="at most the first N records of each file")
+    p.set_defaults(func=cmd_relabel)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors: ``usi-engine perft: error: ...`` and exit 2
     (the usage is in --help)."""
@@ -459,6 +506,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_csa_parser(sub)
     add_gensfen_parser(sub)
     add_learn_parser(sub)
+    add_relabel_parser(sub)
     return parser
 
 
