@@ -848,7 +848,10 @@ def main(argv: list[str] | None = None) -> int:
     ours_argv = peers.split_command(args.engine) if args.engine else peers.our_engine_command()
     ours = EngineSpec("ours", "usi_engine", ours_argv,
                       {"USI_Hash": args.hash, "MaxMovesToDraw": args.draw,
-                       "Threads": args.threads},
+                       "Threads": args.threads,
+                       # the runner's clock is local: no margin kept back, so that
+                       # both engines think for the same time
+                       "NetworkDelay": 0, "NetworkDelay2": 0},
                       cwd=str(peers.REPO), env=peers.our_engine_env())
     names = (args.opponent.split(",") if args.opponent else
              [f"fairy-stockfish-skill{DEFAULT_FSF_SKILL}", "fairy-stockfish",

@@ -83,10 +83,17 @@ def test_eval_type_hand_disables_the_learned_evaluation(keep_kp_state):
     assert loader.apply("hand", "") == [] and not kp.enabled()
 
 
-def test_an_unchanged_file_is_not_read_again(keep_kp_state):
+def test_an_unchanged_file_is_not_read_again(tmp_path, keep_kp_state):
+    eval_weights.write_weights(tmp_path / "w.bin", _table(5))
     loader = EvalLoader()
-    assert loader.apply("learned", "") != []
+    assert loader.apply("learned", str(tmp_path / "w.bin")) != []
+    assert loader.apply("learned", str(tmp_path / "w.bin")) == []
+
+
+def test_the_shipped_weights_load_without_a_message(keep_kp_state):
+    loader = EvalLoader()
     assert loader.apply("learned", "") == []
+    assert kp.enabled() and loader.loaded_path == str(eval_weights.embedded_path())
 
 
 def test_a_relative_eval_file_is_looked_for_in_eval_dir_first(tmp_path, keep_kp_state):

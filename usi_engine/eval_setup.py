@@ -67,6 +67,7 @@ class EvalLoader:
             else:
                 kp.install(table)
                 self.loaded = identity
-                messages.append(f"EvalFile: loaded {path}")
+                if identity is not None and identity[0] != str(eval_weights.embedded_path()):
+                    messages.append(f"EvalFile: loaded {path}")   # the default goes unsaid
         kp.set_enabled(self.loaded is not None)
         return messages
