@@ -142,7 +142,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=600.0,
                     help="seconds to wait for one peer/USI search before giving up (600)")
     ap.add_argument("--positions", help="file of `name | sfen` lines instead of the engine's bench list")
+    ap.add_argument("--eval", choices=("learned", "hand"), default="learned",
+                    help="our evaluation (in-process): learned (the engine's default) or hand")
     args = ap.parse_args(argv)
+    if args.ours == "inprocess":
+        from usi_engine.eval_setup import EvalLoader
+        EvalLoader().apply(args.eval, "")
     if not args.depth and not args.movetime:
         args.movetime = 1000
     if (args.depth is not None and args.depth < 1) or (args.movetime is not None and args.movetime < 1):

@@ -229,15 +229,20 @@ def generate_batch(settings: Settings, k: int, counter=None) -> tuple[np.ndarray
     return records, games
 
 
-def write_batch(out_dir: Path, k: int, records: np.ndarray) -> None:
-    """Write batch k whole: to a temporary file first, then renamed into place."""
-    final = batch_path(out_dir, k)
-    tmp = final.with_name(final.name + ".tmp")
+def write_records(path: Path, records: np.ndarray) -> None:
+    """Write record file `path` whole: to a .tmp file first, then renamed into place,
+    so that a file of that name is always complete (reruns skip it)."""
+    tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "wb") as f:
         f.write(records.tobytes())
         f.flush()
         os.fsync(f.fileno())
-    os.replace(tmp, final)
+    os.replace(tmp, path)
+
+
+def write_batch(out_dir: Path, k: int, records: np.ndarray) -> None:
+    """Write batch k whole (see `write_records`)."""
+    write_records(batch_path(out_dir, k), records)
 
 
 # ---- worker processes -----------------------------------------------------------------------

@@ -262,12 +262,8 @@ def wanted(records: np.ndarray, config: Config) -> np.ndarray:
 
 def write_atomically(path: Path, records: np.ndarray) -> None:
     """Write the records to a .tmp file, then rename it to `path`."""
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        f.write(records.tobytes())
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    from usi_engine.gensfen import write_records
+    write_records(path, records)
 
 
 def relabel_file(teacher: Teacher, src: Path, dst: Path, config: Config,
