@@ -1,0 +1,35 @@
+"""Type stub of the learned king-piece evaluation (usi_engine/kp.pyx).
+
+    >>> import numpy as np
+    >>> from usi_engine import kp
+    >>> kp.install(np.zeros(kp.WEIGHT_COUNT, dtype=np.int16))
+    >>> kp.evaluate_sfen("startpos")
+    0
+"""
+import numpy as np
+import numpy.typing as npt
+
+WEIGHT_COUNT: int
+FEATURES_PER_BUCKET: int
+KING_BUCKETS: int
+SCALE: int
+MAX_ACTIVE: int
+HAND_SLOTS: int
+
+def install(weights: npt.NDArray[np.int16]) -> None:
+    """Install a table of WEIGHT_COUNT int16 weights (1/8 cp); between searches only."""
+def installed() -> npt.NDArray[np.int16] | None:
+    """A copy of the installed table (None before `install`)."""
+def set_enabled(enabled: bool) -> None:
+    """Searches use the learned evaluation (True) or the hand-set one (False)."""
+def enabled() -> bool:
+    """Whether searches use the learned evaluation."""
+def evaluate_sfen(sfen: str) -> int:
+    """The installed table's score (cp, side to move) of a position, from scratch."""
+def features(board: npt.NDArray[np.uint8], hands: npt.NDArray[np.uint8],
+             side: npt.NDArray[np.uint8]) -> npt.NDArray[np.int32]:
+    """Active weight indices [n, 2, MAX_ACTIVE] (black's view, white's), padded with
+    WEIGHT_COUNT."""
+def incremental_check(sfen: str, plies: int, seed: int) -> dict[str, int]:
+    """Random walk comparing incremental sums with sums from scratch: checks,
+    mismatches and the counts of drops, captures, promotions and king moves."""
