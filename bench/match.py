@@ -849,9 +849,11 @@ def main(argv: list[str] | None = None) -> int:
     ours = EngineSpec("ours", "usi_engine", ours_argv,
                       {"USI_Hash": args.hash, "MaxMovesToDraw": args.draw,
                        "Threads": args.threads,
-                       # the runner's clock is local: no margin kept back, so that
-                       # both engines think for the same time
-                       "NetworkDelay": 0, "NetworkDelay2": 0},
+                       # the runner's clock is local: only a small margin is kept back
+                       # (as Fairy-Stockfish's own move overhead does), so that both
+                       # engines think about as long; 0 lost a game on time at 1 s when
+                       # a compile job loaded the machine (a 1188 ms move)
+                       "NetworkDelay": 0, "NetworkDelay2": 50},
                       cwd=str(peers.REPO), env=peers.our_engine_env())
     names = (args.opponent.split(",") if args.opponent else
              [f"fairy-stockfish-skill{DEFAULT_FSF_SKILL}", "fairy-stockfish",
