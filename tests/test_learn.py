@@ -46,7 +46,7 @@ def test_training_steps_lower_the_loss_on_a_fixed_data_set(data_files):
     features = kp.features(data.board, data.hands, data.side)
     start = eval_weights.hand_projection()
     model = learn.Model(start)
-    optimizer = learn.Adam(model.w.size, cfg.lr)
+    optimizer = learn.Adam(model.w.size)
     before, _ = learn.loss_terms(model, features, data, cfg)
     for _ in range(30):
         learn.train_step(model, optimizer, features, data, start, cfg, cfg.lr)

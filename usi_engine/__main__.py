@@ -18,7 +18,7 @@ import argparse
 import os
 import sys
 import time
-from typing import Callable, NoReturn
+from typing import Any, Callable, NoReturn
 
 from usi_engine import __version__
 
@@ -339,18 +339,6 @@ def cmd_learn(args: argparse.Namespace) -> int:
         return _fail(str(exc))
 
 
-def _float_in(lo: float, hi: float) -> Callable[[str], float]:
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-        if not lo <= value <= hi:
-            raise argparse.ArgumentTypeError(f"{text} is outside {lo}..{hi}")
-        return value
-    return parse
-
-
 def add_learn_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     """The ``learn`` sub-command's arguments."""
     p = sub.add_parser(
@@ -436,18 +424,40 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help)\n")
 
 
-def _int_in(low: int, high: int) -> Callable[[str], int]:
-    """An argparse type: an integer (ASCII digits) from low to high."""
-    def parse(text: str) -> int:
-        digits = text[1:] if text[:1] in "+-" else text
-        if not digits or not all(ch in "0123456789" for ch in digits):
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text[:40]!r}")
-        value = int(text)
+def _ascii_int(text: str) -> int:
+    digits = text[1:] if text[:1] in "+-" else text
+    if not digits or not all(ch in "0123456789" for ch in digits):
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text[:40]!r}")
+    return int(text)
+
+
+def _ascii_float(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text[:40]!r}") from None
+
+
+def _bounded(convert: Callable[[str], Any], low: Any, high: Any, name: str
+             ) -> Callable[[str], Any]:
+    """An argparse type: convert(text), which must lie from low to high (NaN never does)."""
+    def parse(text: str) -> Any:
+        value = convert(text)
         if not low <= value <= high:
             raise argparse.ArgumentTypeError(f"must be from {low} to {high}, got {text[:40]}")
         return value
-    parse.__name__ = "integer"
+    parse.__name__ = name
     return parse
+
+
+def _int_in(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: an integer (ASCII digits) from low to high."""
+    return _bounded(_ascii_int, low, high, "integer")
+
+
+def _float_in(low: float, high: float) -> Callable[[str], float]:
+    """An argparse type: a number from low to high."""
+    return _bounded(_ascii_float, low, high, "number")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -306,14 +306,20 @@ def _format_seconds(seconds: float) -> str:
         f"{seconds // 60}m{seconds % 60:02d}s"
 
 
-def _progress(done: int, total: int, start: float) -> None:
+def progress_line(command: str, unit: str, done: int, total: int, start: float) -> None:
+    """`command: unit done/total (x%), rate unit/s, time left` rewritten in place on
+    stderr, only when stderr is a terminal."""
     if not sys.stderr.isatty():
         return
     elapsed = time.perf_counter() - start
     rate = done / elapsed if elapsed > 0 else 0.0
     left = _format_seconds((total - done) / rate) if rate > 0 else "?"
-    print(f"\r\033[Kgensfen: positions {done}/{total} ({100 * done / max(total, 1):.1f}%), "
-          f"{rate:.1f} positions/s, {left} left", end="", file=sys.stderr, flush=True)
+    print(f"\r\033[K{command}: {unit} {done}/{total} ({100 * done / max(total, 1):.1f}%), "
+          f"{rate:.1f} {unit}/s, {left} left", end="", file=sys.stderr, flush=True)
+
+
+def _progress(done: int, total: int, start: float) -> None:
+    progress_line("gensfen", "positions", done, total, start)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -25,6 +25,7 @@ The weight file format and the training live in `usi_engine.eval_weights` and
     >>> kp.evaluate_sfen("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1")
     0
 """
+cimport cython
 import numpy as np
 
 from libc.stdint cimport int16_t, int32_t, uint8_t, uint32_t
@@ -200,12 +201,12 @@ cdef void kp_update(const Pos* p, const int16_t* w, const KPAcc* parent,
         child.sum[viewer] = s
 
 
+@cython.cdivision(True)
 cdef int kp_value(const Pos* p, const KPAcc* acc) noexcept nogil:
-    """Centipawns for the side to move."""
+    """Centipawns for the side to move (C division: rounded towards zero, so that a
+    position and its colour-flipped twin score exactly opposite)."""
     cdef int32_t s = acc.sum[BLACK] - acc.sum[WHITE]
-    if p.side == WHITE:
-        s = -s
-    return s // KP_SCALE if s >= 0 else -((-s) // KP_SCALE)
+    return (s if p.side == BLACK else -s) // KP_SCALE
 
 
 cdef const int16_t* kp_active_weights() noexcept nogil:

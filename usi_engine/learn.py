@@ -33,7 +33,8 @@ import numpy as np
 from usi_engine import eval_weights, kp
 
 PSV_RECORD_BYTES = 40
-#: PackedSfenValue move: to-square in bits 0-6, from-square (or dropped type) in 7-13.
+#: PackedSfenValue move: to-square in bits 0-6, from-square (or dropped type) in 7-13,
+#: this flag for a drop.
 PSV_DROP_FLAG = 1 << 14
 
 
@@ -82,27 +83,38 @@ def psv_files(paths: Sequence[str | Path]) -> list[Path]:
     return out
 
 
+def read_file(path: Path, limit: int | None = None) -> np.ndarray:
+    """The records of one file (the first `limit` of them); ValueError if it is not a
+    whole number of 40-byte records."""
+    from usi_engine.packed import PSV_DTYPE
+    size = path.stat().st_size
+    if size % PSV_RECORD_BYTES:
+        raise ValueError(f"{path}: {size} bytes is not a whole number of 40-byte records")
+    count = size // PSV_RECORD_BYTES
+    return np.fromfile(path, dtype=PSV_DTYPE, count=count if limit is None else min(limit, count))
+
+
 def read_records(files: Sequence[Path]) -> np.ndarray:
     """All records of the files, as a PSV structured array."""
     from usi_engine.packed import PSV_DTYPE
-    parts = []
-    for f in files:
-        size = f.stat().st_size
-        if size % PSV_RECORD_BYTES:
-            raise ValueError(f"{f}: {size} bytes is not a whole number of 40-byte records")
-        parts.append(np.fromfile(f, dtype=PSV_DTYPE))
+    parts = [read_file(f) for f in files]
     return np.concatenate(parts) if parts else np.zeros(0, dtype=PSV_DTYPE)
+
+
+def captures(records: np.ndarray, board: np.ndarray) -> np.ndarray:
+    """Mask of the records whose stored best move captures (board: their decoded
+    boards): a board move whose to-square holds a piece."""
+    move = records["move"].astype(np.int64)
+    to = move & 0x7F
+    return ((move & PSV_DROP_FLAG) == 0) & (board[np.arange(len(records)), to] != 0)
 
 
 def decode(records: np.ndarray, max_score: int) -> Dataset:
     """The usable records (quiet best move, |score| <= max_score) as arrays."""
     from usi_engine.packed import decode_records
     board, hands, side = decode_records(records)
-    move = records["move"].astype(np.int64)
-    to = move & 0x7F
-    capture = ((move & PSV_DROP_FLAG) == 0) & (board[np.arange(len(records)), to] != 0)
     score = records["score"].astype(np.float64)
-    keep = (~capture) & (np.abs(score) <= max_score) & (move != 0)
+    keep = ~captures(records, board) & (np.abs(score) <= max_score) & (records["move"] != 0)
     result = (records["game_result"].astype(np.float64) + 1.0) / 2.0
     return Dataset(board[keep], hands[keep], side[keep], score[keep], result[keep])
 
@@ -141,11 +153,12 @@ def loss_terms(model: Model, features: np.ndarray, data: Dataset, cfg: TrainConf
 
 
 class Adam:
-    def __init__(self, size: int, lr: float) -> None:
+    """Adam over a dense weight vector; the step size is given at each step (it decays)."""
+
+    def __init__(self, size: int) -> None:
         self.m = np.zeros(size)
         self.v = np.zeros(size)
         self.t = 0
-        self.lr = lr
 
     def step(self, w: np.ndarray, grad: np.ndarray, lr: float) -> None:
         self.t += 1
@@ -243,7 +256,7 @@ def train(paths: Sequence[str | Path], out: str | Path, cfg: TrainConfig,
         f"({len(train_files)} files), validation {len(val_set)} ({len(val_files)} files), "
         f"read_s {time.perf_counter() - t0:.1f}")
     log(f"epoch 0 validation_loss {baseline:.6f} (starting weights: {cfg.init})")
-    optimizer = Adam(model.w.size, cfg.lr)
+    optimizer = Adam(model.w.size)
     rng = np.random.default_rng(cfg.seed)
     steps_per_epoch = math.ceil(len(train_set) / cfg.batch_size)
     total_steps = steps_per_epoch * cfg.epochs

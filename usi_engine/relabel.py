@@ -60,9 +60,6 @@ STARTUP_TIMEOUT_S = 60.0
 TIMEOUTS_IN_A_ROW = 3
 #: A file fails at the teacher's second death within it.
 DEATHS_PER_FILE = 1
-#: PackedSfenValue move: to-square in bits 0-6, drop flag bit 14.
-PSV_TO_MASK = 0x7F
-PSV_DROP_FLAG = 1 << 14
 
 
 @dataclass(frozen=True)
@@ -238,12 +235,8 @@ class FileResult:
 def read_input(path: Path, limit: int | None = None) -> np.ndarray:
     """The records of a file (the first `limit` of them); ValueError if it is not a
     whole number of 40-byte records."""
-    from usi_engine.packed import PSV_DTYPE
-    size = path.stat().st_size
-    if size % PSV_DTYPE.itemsize:
-        raise ValueError(f"{path}: {size} bytes is not a whole number of 40-byte records")
-    count = size // PSV_DTYPE.itemsize if limit is None else min(limit, size // PSV_DTYPE.itemsize)
-    return np.fromfile(path, dtype=PSV_DTYPE, count=count)
+    from usi_engine.learn import read_file
+    return read_file(path, limit)
 
 
 def wanted(records: np.ndarray, config: Config) -> np.ndarray:
@@ -252,12 +245,10 @@ def wanted(records: np.ndarray, config: Config) -> np.ndarray:
     keep = np.ones(len(records), dtype=bool)
     if not config.quiet_only or not len(records):
         return keep
+    from usi_engine.learn import captures
     from usi_engine.packed import decode_records
     board, _, _ = decode_records(records)
-    move = records["move"].astype(np.int64)
-    to = move & PSV_TO_MASK
-    capture = ((move & PSV_DROP_FLAG) == 0) & (board[np.arange(len(records)), to] != 0)
-    return ~capture & (np.abs(records["score"].astype(np.int64)) <= config.max_score)
+    return ~captures(records, board) & (np.abs(records["score"].astype(np.int64)) <= config.max_score)
 
 
 def write_atomically(path: Path, records: np.ndarray) -> None:
@@ -397,13 +388,8 @@ class Summary:
 
 
 def _progress(done: int, total: int, start: float) -> None:
-    if not sys.stderr.isatty():
-        return
-    elapsed = time.perf_counter() - start
-    rate = done / elapsed if elapsed > 0 else 0.0
-    left = f"{(total - done) / rate:.0f} s left" if rate > 0 else "? left"
-    print(f"\r\033[Krelabel: records {done}/{total}, {rate:.1f} records/s, {left}",
-          end="", file=sys.stderr, flush=True)
+    from usi_engine.gensfen import progress_line
+    progress_line("relabel", "records", done, total, start)
 
 
 def plan(data: list[str], out_dir: Path) -> list[tuple[Path, Path]]:
