@@ -1,6 +1,7 @@
 """How the search spends its time: under a main time it stops between iterations near
 the soft target (never starting one past it), under byoyomi it uses the budget to
 the hard deadline, and a cut-off iteration never loses the move already found."""
+import threading
 import time
 
 import pytest
@@ -47,3 +48,18 @@ def test_a_cut_off_iteration_keeps_a_legal_best_move(searcher):
         result = searcher.search(Position(MIDGAME), hard_ms=hard)
         assert result.best in Position(MIDGAME).legal_moves()
         assert result.pv and result.pv[0] == result.best
+
+
+def test_a_byoyomi_budget_set_mid_search_is_used_up_to_the_hard_deadline(searcher):
+    # ponderhit: the search has run without a clock, then gets equal soft and hard
+    # limits from that moment; the time already spent must not count against them
+    set_at = []
+
+    def ponderhit():
+        set_at.append(time.perf_counter())
+        searcher.set_deadlines(300, 300)
+
+    threading.Timer(0.6, ponderhit).start()
+    searcher.search(Position(MIDGAME))
+    waited = time.perf_counter() - set_at[0]
+    assert 0.25 < waited < 0.6, waited

@@ -33,6 +33,7 @@ cdef struct Control:
     uint64_t nodes
     uint64_t node_limit          # 0 = none
     int64_t start_ns
+    int64_t clock_ns             # when the deadlines were last set: the clock's start (ponderhit)
     int64_t last_info_ns
     int64_t last_signal_ns
     bint aborted
@@ -51,11 +52,11 @@ cdef inline void ctl_clear_stop(Control* c) noexcept nogil:
     atomic_store_int(&c.stop, 0)
 
 
-cdef inline int64_t ctl_deadline_after(object ms):
+cdef inline int64_t ctl_deadline_after(object ms, int64_t now=0):
     """The absolute deadline ms milliseconds from now (None: 0, no deadline)."""
     if ms is None:
         return 0
-    return monotonic_ns() + <int64_t>(max(ms, 0) * 1000000)
+    return (now if now else monotonic_ns()) + <int64_t>(max(ms, 0) * 1000000)
 
 
 cdef inline void ctl_start(Control* c, uint64_t node_limit, bint watch_signals) noexcept nogil:

@@ -213,9 +213,15 @@ cdef class Searcher:
         ctl_clear_stop(&self.ctx.ctl)
 
     def set_deadlines(self, soft_ms, hard_ms) -> None:
-        """Replace the time limits, in ms from now; None means no limit (thread-safe)."""
-        atomic_store_i64(&self.ctx.ctl.soft_deadline, ctl_deadline_after(soft_ms))
-        atomic_store_i64(&self.ctx.ctl.hard_deadline, ctl_deadline_after(hard_ms))
+        """Replace the time limits, in ms from now; None means no limit (thread-safe).
+
+        Both are measured from one clock reading, which also becomes the start of
+        the budget that the stop-between-iterations rule divides (at ponderhit the
+        search itself has been running for a while)."""
+        cdef int64_t now = monotonic_ns()
+        atomic_store_i64(&self.ctx.ctl.clock_ns, now)
+        atomic_store_i64(&self.ctx.ctl.soft_deadline, ctl_deadline_after(soft_ms, now))
+        atomic_store_i64(&self.ctx.ctl.hard_deadline, ctl_deadline_after(hard_ms, now))
 
     def search(self, Position position not None, *, int depth=0, long long nodes=0,
                soft_ms=None, hard_ms=None, int multipv=1, searchmoves=None,
@@ -388,6 +394,7 @@ cdef class Searcher:
         cdef int64_t hard = atomic_load_i64(&self.ctx.ctl.hard_deadline)
         cdef int64_t now = monotonic_ns()
         cdef RootMove* rm = &self.ctx.root_moves[0]
+        cdef int64_t clock = atomic_load_i64(&self.ctx.ctl.clock_ns)
         cdef bint unstable
         if soft == NO_DEADLINE:
             return False
@@ -401,7 +408,7 @@ cdef class Searcher:
                     or (previous_score != -VALUE_INFINITE and rm.score < previous_score - 30))
         if unstable:
             return False
-        return now - self.ctx.ctl.start_ns >= (soft - self.ctx.ctl.start_ns) * 6 // 10
+        return now - clock >= (soft - clock) * 6 // 10
 
     def _mate_probe(self, Position position, int time_ms, searchmoves):
         """A short df-pn run before the tree search, in the memory's probe slice: a

@@ -300,12 +300,22 @@ def _same_line(final: dict[str, Any], last: dict[str, Any] | None) -> bool:
             and list(final.get("pv") or []) == list(last.get("pv") or []))
 
 
-def _remaining(limit_ms: int | None, since: float) -> int | None:
-    """``limit_ms`` measured from ``since`` (monotonic s), as ms from now; >= 1 ms."""
+def _remaining(limit_ms: int | None, since: float, now: float | None = None) -> int | None:
+    """``limit_ms`` measured from ``since`` (monotonic s), as ms from ``now``; >= 1 ms."""
     if limit_ms is None:
         return None
-    elapsed_ms = (time.monotonic() - since) * 1000.0
+    elapsed_ms = ((time.monotonic() if now is None else now) - since) * 1000.0
     return max(1, int(limit_ms - elapsed_ms))
+
+
+def _deadlines(plan: Any, since: float) -> tuple[int | None, int | None]:
+    """The plan's soft and hard limits as ms from now, the clock started at ``since``.
+
+    Both are read off one clock reading, so that equal limits (byoyomi: the time
+    cannot be saved) stay equal; the search treats soft == hard as "use it all".
+    """
+    now = time.monotonic()
+    return _remaining(plan.soft_ms, since, now), _remaining(plan.hard_ms, since, now)
 
 
 # --- the engine ---------------------------------------------------------------------------
@@ -546,8 +556,7 @@ class UsiEngine:
             job.ponderhit_at = received_at
             searching = job.searching
         if searching and self._searcher is not None and job.plan.hard_ms is not None:
-            self._searcher.set_deadlines(_remaining(job.plan.soft_ms, received_at),
-                                         _remaining(job.plan.hard_ms, received_at))
+            self._searcher.set_deadlines(*_deadlines(job.plan, received_at))
         if self.debug:
             self.info_string(f"ponderhit: soft {job.plan.soft_ms} hard {job.plan.hard_ms} ms")
         job.release.set()
@@ -697,8 +706,7 @@ class UsiEngine:
             if stopped:
                 searcher.stop()
             elif hit is not None and job.plan.hard_ms is not None:
-                searcher.set_deadlines(_remaining(job.plan.soft_ms, hit),
-                                       _remaining(job.plan.hard_ms, hit))
+                searcher.set_deadlines(*_deadlines(job.plan, hit))
             if not cancelled:
                 self.out.write(format_info(info, show_multipv))
                 if info.get("multipv", 1) == 1:
@@ -709,8 +717,7 @@ class UsiEngine:
                 soft = hard = None  # pondering: no clock until ponderhit
             else:
                 base = job.ponderhit_at if job.params.ponder else job.started_at
-                soft = _remaining(job.plan.soft_ms, base)  # type: ignore[arg-type]
-                hard = _remaining(job.plan.hard_ms, base)  # type: ignore[arg-type]
+                soft, hard = _deadlines(job.plan, base)  # type: ignore[arg-type]
                 if job.params.ponder:
                     job.deadlines_applied = True
             stopped_early = job.stopped
