@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from usi_engine import options, timeman
 
 GoParams, TimePlan, parse_go, plan = timeman.GoParams, timeman.TimePlan, timeman.parse_go, timeman.plan
+ClockLoss = timeman.ClockLoss
 
 # Explicit option values so the tests do not depend on the defaults changing.
 OPTS = {
@@ -336,15 +337,101 @@ def test_sudden_death_reserve_covers_the_draw_limit_horizon():
     assert bounded.soft_ms < near.soft_ms
 
 
-@pytest.mark.parametrize("start,latency", [(60000, 120), (10000, 60), (30000, 50), (300000, 120)])
+@pytest.mark.parametrize("start,latency", [(60000, 120), (10000, 60), (30000, 50), (300000, 120),
+                                           (5000, 10), (5000, 2)])
 def test_sudden_death_game_to_the_draw_limit_never_flags(start, latency):
+    # as the engine plays it: each move thinks its soft time and loses `latency` ms
+    # more, which ClockLoss measures from the second move on
+    loss = ClockLoss()
     clock, ply = start, 1
     while ply <= 256:
         params, _ = parse_go(f"btime {clock} wtime 1".split())
-        result = plan(params, True, ply, {**OPTS, "MaxMovesToDraw": 256})
+        result = plan(params, True, ply, {**OPTS, "MaxMovesToDraw": 256},
+                      measured_loss=loss.before_go(params, True, ply))
+        loss.after_bestmove(result.soft_ms)
         clock -= result.soft_ms + latency
         assert clock >= 0, f"flagged at ply {ply}"
         ply += 2
+
+
+def test_sudden_death_first_move_of_a_short_clock_still_thinks():
+    # 5 s, NetworkDelay 120 unmeasured: holding 120 ms back for 75 moves would leave
+    # 6 ms a move; at most half the clock is held back before a loss is measured
+    assert go("btime 5000 wtime 5000").soft_ms >= 30
+
+
+def test_sudden_death_a_small_measured_loss_gives_the_clock_to_thinking():
+    params, _ = parse_go("btime 5000 wtime 5000".split())
+    result = plan(params, True, 1, OPTS, measured_loss=2)
+    assert result.soft_ms == (5000 - 2 * 75) // 75
+
+
+def test_sudden_death_a_large_measured_loss_is_held_back_for_every_move():
+    params, _ = parse_go("btime 600000 wtime 600000".split())
+    # a server that rounds each move up to whole seconds: ~900 ms lost per move
+    assert plan(params, True, 1, OPTS, measured_loss=900).soft_ms == (600000 - 900 * 75) // 75
+
+
+# --- the measured clock loss --------------------------------------------------------------------
+
+
+def clock_go(line: str, loss: ClockLoss, ply: int, black: bool = True) -> int | None:
+    params, _ = parse_go(line.split())
+    return loss.before_go(params, black, ply)
+
+
+def test_clock_loss_is_the_clock_drop_beyond_the_think_time():
+    loss = ClockLoss()
+    assert clock_go("btime 60000 wtime 60000", loss, 1) is None
+    loss.after_bestmove(700.0)
+    assert clock_go("btime 59000 wtime 60000", loss, 3) == 300
+
+
+def test_clock_loss_credits_the_increment():
+    loss = ClockLoss()
+    clock_go("btime 60000 wtime 60000 binc 1000 winc 1000", loss, 2, black=False)
+    loss.after_bestmove(400.0)
+    assert clock_go("btime 60000 wtime 60590 binc 1000 winc 1000", loss, 4, black=False) == 10
+
+
+def test_clock_loss_is_the_largest_of_the_recent_moves():
+    loss = ClockLoss()
+    clock = 60000
+    for ply, lost in zip(range(1, 40, 2), [5] * 3 + [400] + [5] * 20):
+        clock_go(f"btime {clock} wtime 60000", loss, ply)
+        loss.after_bestmove(100.0)
+        clock -= 100 + lost
+    measured = clock_go(f"btime {clock} wtime 60000", loss, 41)
+    # the 400 ms move has left the window of the latest CLOCK_LOSS_WINDOW moves
+    assert measured == 5
+
+
+def test_clock_loss_ignores_moves_that_do_not_follow_each_other():
+    loss = ClockLoss()
+    clock_go("btime 60000 wtime 60000", loss, 1)
+    loss.after_bestmove(100.0)
+    assert clock_go("btime 50000 wtime 60000", loss, 7) is None    # not two plies on
+    loss.after_bestmove(100.0)
+    assert clock_go("btime 50000 wtime 40000", loss, 10, black=False) is None  # other side
+
+
+def test_clock_loss_ignores_byoyomi_and_uncounted_moves():
+    loss = ClockLoss()
+    clock_go("btime 0 wtime 0 byoyomi 1000", loss, 1)
+    loss.after_bestmove(900.0)
+    assert clock_go("btime 0 wtime 0 byoyomi 1000", loss, 3) is None
+    clock_go("btime 60000 wtime 60000", loss, 5)
+    loss.after_bestmove(None)       # a ponder search that was stopped
+    assert clock_go("btime 50000 wtime 60000", loss, 7) is None
+
+
+def test_clock_loss_forgets_at_a_new_game():
+    loss = ClockLoss()
+    clock_go("btime 60000 wtime 60000", loss, 1)
+    loss.after_bestmove(100.0)
+    clock_go("btime 59000 wtime 60000", loss, 3)
+    loss.forget()
+    assert clock_go("btime 60000 wtime 60000", loss, 1) is None
 
 
 def test_minimum_thinking_time_is_a_floor_when_there_is_time():

@@ -18,7 +18,7 @@ Example::
 
     >>> params, warnings = parse_go("btime 0 wtime 0 byoyomi 10000".split())
     >>> plan(params, side_to_move_is_black=True, ply=1, options={})
-    TimePlan(soft_ms=8880, hard_ms=8880, depth=None, nodes=None, infinite=False, ponder=False)
+    TimePlan(soft_ms=9880, hard_ms=9880, depth=None, nodes=None, infinite=False, ponder=False)
 
 The formulas (all times in ms; ``T`` main time of the side to move, ``I`` its
 increment, ``B`` byoyomi, ``D`` NetworkDelay, ``D2`` NetworkDelay2, ``M``
@@ -32,8 +32,10 @@ MaxMovesToDraw when that is set and there is no ``movestogo``)::
                                          unattainable, think briefly anyway
     byo(B)      = min(max(B - D2, 0.6 B), ceiling(B))
     gross       = T + 0.8 I (R - 1)
-    reserve     = min(D R + max(0, D - 0.8 I) (W - R), 0.9 gross)   if B == 0
+    reserve     = min(L R + max(0, L - 0.8 I) (W - R), cap)          if B == 0
                 = 0                                                   if B > 0
+                  L: the measured loss per move (ClockLoss), cap = gross - 2 W;
+                  before any is measured L = D and cap = 0.5 gross
     pool        = gross - reserve
     share       = pool / R               main time for this move
     soft        = share * S/100 + byo(B)
@@ -67,9 +69,12 @@ __all__ = [
     "INC_WEIGHT",
     "MAX_SHARE_RATIO",
     "MAX_MAIN_FRACTION",
-    "MAX_RESERVE_FRACTION",
+    "MIN_THINK_PER_MOVE_MS",
     "BYOYOMI_MIN_FRACTION",
     "FALLBACK_FRACTION",
+    "UNMEASURED_RESERVE_FRACTION",
+    "CLOCK_LOSS_WINDOW",
+    "ClockLoss",
 ]
 
 # --- tuning constants (documented in the module docstring) --------------------------
@@ -88,12 +93,20 @@ MAX_SHARE_RATIO = 5.0
 #: ... nor more than this fraction of the main time (unless the share itself is
 #: larger, which happens only on the last move before a time control / the draw).
 MAX_MAIN_FRACTION = 0.5
-#: Without byoyomi, NetworkDelay is held back for each remaining move, but never more
-#: than this fraction of the time (see ``pool`` in the module docstring), so a
-#: hopelessly short clock still thinks a little. Chosen by simulating sudden-death
-#: games (10 s to 300 s, latency up to NetworkDelay, MaxMovesToDraw 256): 0.5 let
-#: 60 s games flag when each move really lost 120 ms, 0.9 did not.
-MAX_RESERVE_FRACTION = 0.9
+#: Without byoyomi, the loss per move measured by :class:`ClockLoss` is held back for
+#: each move that may still come (see ``pool`` in the module docstring), but every
+#: one of those moves keeps at least this much to think. Chosen by simulating
+#: sudden-death games to the 256-ply limit (5 s to 300 s, 2 to 120 ms lost a move):
+#: a cap of 90% of the clock flagged 10 s games losing 60 ms a move, this did not.
+MIN_THINK_PER_MOVE_MS = 2
+#: Before any loss is measured, NetworkDelay stands in for it, but as a guess it may
+#: hold back at most this fraction of the clock: where it would take more, the game
+#: could not be finished at that delay anyway, so the guess is doubtful (5 s of
+#: sudden death: 33 ms a move, not the 6 ms that NetworkDelay 120 would leave).
+UNMEASURED_RESERVE_FRACTION = 0.5
+#: How many of the latest measured losses per move :class:`ClockLoss` remembers; the
+#: largest of them is held back for each future move.
+CLOCK_LOSS_WINDOW = 8
 #: Under byoyomi, NetworkDelay2 may not cut the think below this fraction of the
 #: byoyomi: with a 1-3 s byoyomi a fixed 1120 ms margin would leave almost nothing.
 BYOYOMI_MIN_FRACTION = 0.6
@@ -407,13 +420,86 @@ def _min_limit(a: int | None, b: int) -> int | None:
     return b if a is None else min(a, b)
 
 
+@dataclass
+class _Move:
+    """One of our moves under a clock, as far as :class:`ClockLoss` follows it."""
+
+    black: bool
+    ply: int
+    clock: int
+    increment: int
+    think_ms: float | None = None
+
+
+class ClockLoss:
+    """How much main time each of our moves really costs beyond the thinking itself.
+
+    The GUI (or server) takes off our clock the time from sending ``go`` to reading
+    ``bestmove``, rounded its own way; the engine knows only the time from reading
+    ``go`` to writing ``bestmove``. The difference (transport, the GUI's latency,
+    rounding to whole seconds) shows in the next ``go``'s clock::
+
+        loss = clock before + increment - clock after - our think time
+
+    Sudden-death and Fischer plans hold the largest recent loss back for every
+    move still to play, instead of the NetworkDelay guess: on a local GUI a few ms,
+    on a server that rounds to seconds up to a second. Only consecutive moves of
+    one game count (same side, two plies on, no byoyomi); ``forget`` at
+    ``usinewgame``. The caller supplies the times, so this reads no clock.
+
+    Example::
+
+        >>> loss = ClockLoss()
+        >>> params, _ = parse_go("btime 60000 wtime 60000".split())
+        >>> loss.before_go(params, black=True, ply=1) is None
+        True
+        >>> loss.after_bestmove(think_ms=500.0)
+        >>> params, _ = parse_go("btime 59480 wtime 58000".split())
+        >>> loss.before_go(params, black=True, ply=3)
+        20
+    """
+
+    def __init__(self) -> None:
+        self._last: _Move | None = None
+        self._losses: list[int] = []
+
+    def forget(self) -> None:
+        """A new game: nothing measured so far applies (another GUI, another server)."""
+        self._last = None
+        self._losses.clear()
+
+    def before_go(self, params: GoParams, black: bool, ply: int) -> int | None:
+        """Note a ``go`` for the side to move; returns the loss per move to plan with
+        (the largest of the last :data:`CLOCK_LOSS_WINDOW` measured), or ``None``."""
+        clock = params.clock(black)
+        timed = clock is not None and not params.byoyomi and params.movetime is None
+        last = self._last
+        if (timed and last is not None and last.think_ms is not None
+                and last.black == black and last.ply + 2 == ply):
+            loss = last.clock + last.increment - clock - last.think_ms  # type: ignore[operator]
+            self._losses = (self._losses + [max(0, math.ceil(loss))])[-CLOCK_LOSS_WINDOW:]
+        self._last = (_Move(black, ply, clock, params.increment(black) or 0)  # type: ignore[arg-type]
+                      if timed else None)
+        return max(self._losses) if self._losses else None
+
+    def after_bestmove(self, think_ms: float | None) -> None:
+        """The ``bestmove`` of the last ``go`` was written ``think_ms`` after our clock
+        started (``None``: it did not count, e.g. a ponder search that was stopped)."""
+        if self._last is not None:
+            self._last.think_ms = think_ms
+
+
 def plan(
     params: GoParams,
     side_to_move_is_black: bool,
     ply: int,
     options: Mapping[str, Any] | Any | None = None,
+    measured_loss: int | None = None,
 ) -> TimePlan:
     """Turn ``go`` parameters into deadlines for the side to move.
+
+    ``measured_loss``: the main time each move has really lost beyond the think
+    (:class:`ClockLoss`); it replaces NetworkDelay in the sudden-death reserve.
 
     ``ply``: game ply of the move to play (1 = first move). ``options``: any
     mapping with (case-insensitive) keys NetworkDelay, NetworkDelay2,
@@ -486,17 +572,20 @@ def plan(
     if params.movestogo is None and opts["MaxMovesToDraw"] > 0:
         worst = max(moves, _moves_until(ply, opts["MaxMovesToDraw"]))
     gross = main + INC_WEIGHT * inc * (moves - 1)
-    # Without byoyomi every future move may also lose up to NetworkDelay of main
-    # time to transport, so that much is held back per move: this reserve is what
-    # keeps sudden death from flagging. Moves beyond the expected R also bring
-    # their increment, so they need only the part of the delay it does not cover.
-    # The reserve is capped (MAX_RESERVE_FRACTION) so a short clock still thinks
-    # a little rather than moving blind. With byoyomi the byoyomi absorbs the
-    # transport time instead.
+    # Without byoyomi every future move also loses main time beyond the think
+    # (transport, rounding): the measured loss, else NetworkDelay, is held back per
+    # move: this reserve is what keeps sudden death from flagging. Moves beyond the
+    # expected R also bring their increment, so they need only the part of the loss
+    # it does not cover. The reserve is capped so that a short clock still thinks
+    # (see MIN_THINK_PER_MOVE_MS and UNMEASURED_RESERVE_FRACTION). With byoyomi the
+    # byoyomi absorbs the transport time instead.
     reserve = 0.0
     if byoyomi == 0:
-        uncovered = max(0.0, delay - INC_WEIGHT * inc)
-        reserve = min(delay * moves + uncovered * (worst - moves), MAX_RESERVE_FRACTION * gross)
+        per_move = delay if measured_loss is None else measured_loss
+        cap = (UNMEASURED_RESERVE_FRACTION * gross if measured_loss is None
+               else max(0.0, gross - MIN_THINK_PER_MOVE_MS * worst))
+        uncovered = max(0.0, per_move - INC_WEIGHT * inc)
+        reserve = min(per_move * moves + uncovered * (worst - moves), cap)
     pool = max(0.0, gross - reserve)
     share = pool / moves
     byo = byoyomi_budget(byoyomi, delay, opts["NetworkDelay2"])

@@ -47,6 +47,7 @@ from typing import Any, BinaryIO
 from usi_engine import __version__
 from usi_engine.hashsize import HashSizer
 from usi_engine.options import Options
+from usi_engine.usi_info import below_resign_value, format_info, format_mate_info, same_line
 
 __all__ = ["ENGINE_NAME", "ENGINE_AUTHOR", "UsiEngine", "Output", "SearchJob", "format_info",
            "iter_lines", "main"]
@@ -161,74 +162,6 @@ class Output:
                 self.broken = True
 
 
-def format_mate_info(info: dict[str, Any]) -> str:
-    """An `info` line of the tsume solver's progress: time, nodes, nps, hashfull."""
-    return "info time {} nodes {} nps {} hashfull {}".format(
-        int(info.get("time_ms", 0)), int(info.get("nodes", 0)), int(info.get("nps", 0)),
-        int(info.get("hashfull", 0)))
-
-
-#: Centipawn equivalent of a mate score (mate in n plies = MATE_CP - n), as engines
-#: compare it with ResignValue; above the largest ResignValue is never reached.
-MATE_CP = 32000
-
-
-def _below_resign_value(result: Any, resign_value: int) -> bool:
-    """The search's score for us is below -ResignValue; a mate against us counts as
-    -(MATE_CP - plies), so the default 99999 never resigns, not even when mated."""
-    if result.score_mate is not None:
-        score = MATE_CP - abs(result.score_mate)
-        score = -score if result.score_mate < 0 else score
-    elif result.score_cp is not None:
-        score = result.score_cp
-    else:
-        return False
-    return score < -resign_value
-
-
-def format_info(info: dict[str, Any], multipv: bool = False) -> str:
-    """One USI ``info`` line from a search progress dict (see search.Searcher).
-
-    Field order follows the habit of the common engines; ``seldepth`` only with
-    ``depth``; ``multipv`` only when more than one PV is asked for; the score is
-    from the side to move's view; ``pv`` comes last because it takes the rest of
-    the line. Moves in ``pv`` are ints and are converted here.
-
-    Example::
-
-        >>> format_info({"depth": 3, "seldepth": 5, "nodes": 900, "time_ms": 3, "nps": 300000,
-        ...              "score_cp": -12, "bound": "upper", "pv": []})
-        'info depth 3 seldepth 5 time 3 nodes 900 nps 300000 score cp -12 upperbound'
-    """
-    parts = ["info"]
-    depth = info.get("depth")
-    if depth is not None:
-        parts += ["depth", str(int(depth))]
-        if info.get("seldepth") is not None:
-            parts += ["seldepth", str(int(info["seldepth"]))]
-    for key, word in (("time_ms", "time"), ("nodes", "nodes"), ("nps", "nps"),
-                      ("hashfull", "hashfull")):
-        if info.get(key) is not None:
-            parts += [word, str(int(info[key]))]
-    if multipv and info.get("multipv") is not None:
-        parts += ["multipv", str(int(info["multipv"]))]
-    if info.get("score_mate") is not None:
-        parts += ["score", "mate", str(int(info["score_mate"]))]
-    elif info.get("score_cp") is not None:
-        parts += ["score", "cp", str(int(info["score_cp"]))]
-    bound = info.get("bound")
-    if bound == "lower":
-        parts.append("lowerbound")
-    elif bound == "upper":
-        parts.append("upperbound")
-    pv = info.get("pv") or []
-    if pv:
-        from usi_engine.position import move_to_usi  # loaded by now: a search ran
-        parts.append("pv")
-        parts += [move_to_usi(m) for m in pv]
-    return " ".join(parts)
-
-
 # --- one go ---------------------------------------------------------------------------
 
 
@@ -285,21 +218,6 @@ def _mate_probe_budget(hard_ms: int | None) -> int:
     return min(200, hard_ms // 10)
 
 
-def _same_line(final: dict[str, Any], last: dict[str, Any] | None) -> bool:
-    """Does the last printed info already report the final result (same depth, nodes,
-    score and pv)?  Then printing it again before bestmove would only repeat it."""
-    if last is None:
-        return False
-
-    def score(info: dict[str, Any]) -> tuple[str, Any]:
-        mate = info.get("score_mate")
-        return ("mate", mate) if mate is not None else ("cp", info.get("score_cp"))
-
-    return (final.get("depth") == last.get("depth") and final.get("nodes") == last.get("nodes")
-            and score(final) == score(last)
-            and list(final.get("pv") or []) == list(last.get("pv") or []))
-
-
 def _remaining(limit_ms: int | None, since: float, now: float | None = None) -> int | None:
     """``limit_ms`` measured from ``since`` (monotonic s), as ms from ``now``; >= 1 ms."""
     if limit_ms is None:
@@ -339,6 +257,7 @@ class UsiEngine:
         self._eval_loader: Any = None  # EvalType/EvalFile state (eval_setup.EvalLoader)
         self._needs_new_game = False           # TT/histories to forget before next search
         self._position: Any = None             # current Position (None until first needed)
+        self._clock_loss: Any = None           # timeman.ClockLoss, made at the first go
         self._job: SearchJob | None = None     # the last go (maybe finished)
         self._hash = HashSizer(self.out.write, after=self._forget_game_if_asked)
 
@@ -527,6 +446,8 @@ class UsiEngine:
             # forgetting tables under it.
             self._finish_job(cancel=False)
         self._forget_game()
+        if self._clock_loss is not None:
+            self._clock_loss.forget()
 
     def cmd_gameover(self, args: list[str], rest: str, received_at: float) -> None:
         """``gameover win|lose|draw``: stop thinking (no bestmove owed), drop game state."""
@@ -609,8 +530,12 @@ class UsiEngine:
         self._finish_job(cancel=False)
         position = self._position_now().copy()
         snapshot = self.options.snapshot()
-        plan = timeman.plan(params, side_to_move_is_black=position.turn == 0,
-                            ply=position.ply, options=snapshot)
+        if self._clock_loss is None:
+            self._clock_loss = timeman.ClockLoss()
+        black = position.turn == 0
+        plan = timeman.plan(params, side_to_move_is_black=black, ply=position.ply,
+                            options=snapshot,
+                            measured_loss=self._clock_loss.before_go(params, black, position.ply))
         searchmoves: list[int] = []
         for text in params.searchmoves:
             try:
@@ -656,7 +581,17 @@ class UsiEngine:
         job.answered = True
         if not cancelled:
             self.out.write(*lines)
+            self._note_think_time(job)
         job.done.set()
+
+    def _note_think_time(self, job: SearchJob) -> None:
+        """Tell the clock-loss meter how long this move took on our side of the clock
+        (from go, or from ponderhit; a ponder search never hit does not count)."""
+        if self._clock_loss is None or job.params.mate is not None:
+            return
+        start = job.ponderhit_at if job.params.ponder else job.started_at
+        self._clock_loss.after_bestmove(
+            None if start is None else (time.monotonic() - start) * 1000.0)
 
     @staticmethod
     def _fallback_bestmove(position: Any) -> str:
@@ -759,13 +694,13 @@ class UsiEngine:
             "score_cp": result.score_cp, "score_mate": result.score_mate, "pv": result.pv,
         }
         lines = list(notes)
-        if not _same_line(final, last_main_line[0] if last_main_line else None):
+        if not same_line(final, last_main_line[0] if last_main_line else None):
             # The full statistics before bestmove, unless the last info said it all.
             lines.append(format_info(final, show_multipv))
 
         analysing = job.plan.infinite or bool(options["USI_AnalyseMode"])
         resign_value = int(options["ResignValue"])
-        if not analysing and _below_resign_value(result, resign_value):
+        if not analysing and below_resign_value(result, resign_value):
             lines.append(f"info string resign: score below -{resign_value}")
             return lines + ["bestmove resign"]
 
