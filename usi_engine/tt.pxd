@@ -2,6 +2,18 @@
 # inside a HashMemory block that the tsume solver may share.
 from libc.stdint cimport int16_t, uint8_t, uint16_t, uint64_t
 
+from usi_engine.bitboard cimport bb_t
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define USI_PREFETCH(p) __builtin_prefetch(p)
+    #else
+    #define USI_PREFETCH(p) ((void)(p))
+    #endif
+    """
+    void USI_PREFETCH(const void* p) noexcept nogil
+
 cdef enum:
     BOUND_NONE = 0
     BOUND_UPPER = 1
@@ -45,3 +57,15 @@ cdef void tt_store(TT* tt, TTEntry* e, uint64_t key, int value, int bound, int d
                    int move, int eval) noexcept nogil
 cdef int tt_hashfull(const TT* tt) noexcept nogil
 cdef uint64_t next_salt() noexcept nogil
+
+
+cdef inline TTEntry* tt_bucket(const TT* tt, uint64_t key) noexcept nogil:
+    """The first slot of key's bucket: the high 64 bits of key * buckets spread keys
+    evenly over any bucket count."""
+    return &tt.table[<uint64_t>(((<bb_t>key) * tt.buckets) >> 64) * TT_BUCKET_SIZE]
+
+
+cdef inline void tt_prefetch(const TT* tt, uint64_t key) noexcept nogil:
+    """Start loading key's bucket into the cache (a move is played long before its
+    node probes the table: the load overlaps with the work in between)."""
+    USI_PREFETCH(tt_bucket(tt, key))

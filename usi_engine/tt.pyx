@@ -100,12 +100,6 @@ cdef void tt_new_search(TT* tt) noexcept nogil:
     tt.generation = (tt.generation + 1) & (GENERATIONS - 1)
 
 
-cdef inline TTEntry* _bucket(TT* tt, uint64_t key) noexcept nogil:
-    # the high 64 bits of key * buckets spread keys evenly over any bucket count
-    cdef uint64_t index = <uint64_t>(((<bb_t>key) * tt.buckets) >> 64)
-    return &tt.table[index * TT_BUCKET_SIZE]
-
-
 cdef inline int _age(const TT* tt, const TTEntry* e) noexcept nogil:
     return (tt.generation - (e.gen_bound >> 2)) & (GENERATIONS - 1)
 
@@ -126,7 +120,7 @@ cdef TTEntry* tt_probe(TT* tt, uint64_t key, bint* found, TTEntry* out) noexcept
     Each slot stores its key xor its data word, so an entry half-written by another
     search thread (a torn write: the key of one store, the data of another) matches
     no key and reads as a miss; the caller works on the copy, never on the slot."""
-    cdef TTEntry* bucket = _bucket(tt, key)
+    cdef TTEntry* bucket = tt_bucket(tt, key)
     cdef TTEntry* victim = bucket
     cdef TTEntry entry
     cdef uint64_t stored = key ^ tt.salt
