@@ -163,7 +163,7 @@ def test_max_game_ply_turns_the_horizon_into_a_draw(searcher):
 
 def test_hash_can_be_resized_and_cleared(searcher):
     searcher.set_hash(2)
-    searcher.search(Position(), depth=5)
+    searcher.search(Position(MIDGAME), depth=6)
     assert searcher.hashfull() > 0
     searcher.new_game()
     assert searcher.hashfull() == 0

@@ -2,9 +2,10 @@
 """The tree search: principal variation search and quiescence on one thread's Context.
 
 Everything here is C without the GIL, in one module so that the hot calls inline:
-move ordering (TT move, captures by MVV-LVA with SEE, killers, counter move, then
-quiet moves by butterfly and continuation history), pruning (reverse futility, null
-move, move-count and futility pruning near the leaves), late-move
+move ordering (a legal TT move searched before any move is generated, then captures
+by MVV-LVA with SEE, killers, counter move, quiet moves by butterfly and
+continuation history), pruning (reverse futility, null move, move-count and
+futility pruning near the leaves), late-move
 reductions from a log table, a mate-in-one test at interior nodes, quiescence on
 captures and pawn promotions (all evasions in check) with SEE pruning, mate scores
 in plies, and the game rules (repetition, declaration, move limit) as terminal
@@ -23,7 +24,8 @@ from usi_engine.position cimport (Pos, in_check, position_key, pos_do_move, pos_
                                   pos_do_null, pos_undo_null, pos_repetition,
                                   pos_declaration_win, pos_copy, pos_free, pos_reserve,
                                   REPETITION_DRAW, REPETITION_WIN, REPETITION_LOSE)
-from usi_engine.movegen cimport GEN_LEGAL, GEN_CAPTURES, generate, gives_check, mate_in_one
+from usi_engine.movegen cimport (GEN_LEGAL, GEN_CAPTURES, generate, gives_check, is_legal,
+                                 mate_in_one)
 from usi_engine.evaluate cimport evaluate, piece_value
 from usi_engine.kp cimport KPAcc, kp_refresh, kp_update, kp_value
 from usi_engine.see cimport see_ge, see_value
@@ -263,7 +265,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     cdef int n, i, m, v, best, best_move = 0, tt_move = 0, tt_value = VALUE_NONE
     cdef int static_eval, new_depth, reduction, searched = 0, bound
     cdef int old_alpha = alpha
-    cdef bint checked, found, done, quiet, check_given, improving
+    cdef bint checked, found, done, quiet, check_given, improving, staged
     cdef TTEntry* e
     cdef TTEntry te
     cdef uint64_t key
@@ -333,17 +335,34 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
             c.pv_length[ply] = 1
             tt_store(c.tt, e, key, value_to_tt(v, ply), BOUND_EXACT, depth, m, static_eval)
             return v
-    n = generate(p, moves, GEN_LEGAL)
-    if n == 0:
-        return mated_in(ply)
     prev1 = c.move_keys[ply - 1] if ply >= 1 else NO_PIECE_TO
     prev2 = c.move_keys[ply - 2] if ply >= 2 else NO_PIECE_TO
-    if ply == 0:
-        n = _root_moves_into(c, moves)
-    score_moves(c, moves, scores, n, tt_move, ply, True)
+    # staged: a legal TT move is searched before any move is generated, as it often
+    # ends the node by itself (a cut-off then saves generating and ordering the rest)
+    staged = ply > 0 and tt_move != 0 and is_legal(p, tt_move)
+    if staged:
+        moves[0] = tt_move
+        n = 1
+    else:
+        n = generate(p, moves, GEN_LEGAL)
+        if n == 0:
+            return mated_in(ply)
+        if ply == 0:
+            n = _root_moves_into(c, moves)
+        score_moves(c, moves, scores, n, tt_move, ply, True)
     best = -VALUE_INFINITE
-    for i in range(n):
-        m = pick_best(moves, scores, i, n) if ply else moves[i]
+    i = 0
+    while True:
+        if i == n:
+            if not staged:
+                break
+            staged = False
+            n = _generate_after_tt_move(c, moves, scores, tt_move, ply)
+            if i == n:
+                break
+        # (the staged TT move is moves[0] and has no order key)
+        m = pick_best(moves, scores, i, n) if ply and (i or not staged) else moves[i]
+        i += 1
         quiet = is_quiet(p, m)
         check_given = gives_check(p, m)
         if (ply and not pv_node and not checked and not check_given
@@ -364,9 +383,11 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
             v = -search(c, new_depth, -beta, -alpha, ply + 1, pv_node, True)
         else:
             v = -search(c, new_depth - reduction, -alpha - 1, -alpha, ply + 1, False, True)
-            if v > alpha and reduction:
+            # (an aborted search returns 0, which must not trigger a re-search: the
+            # node limit would be passed by one node)
+            if v > alpha and reduction and not c.ctl.aborted:
                 v = -search(c, new_depth, -alpha - 1, -alpha, ply + 1, False, True)
-            if v > alpha and pv_node and v < beta:
+            if v > alpha and pv_node and v < beta and not c.ctl.aborted:
                 v = -search(c, new_depth, -beta, -alpha, ply + 1, True, True)
         pos_undo_move(p)
         if c.ctl.aborted:
@@ -401,22 +422,45 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     return best
 
 
+cdef int _generate_after_tt_move(Context* c, int* moves, int* scores, int tt_move,
+                                 int ply) noexcept nogil:
+    """All legal moves with the TT move (already searched) first, the others in
+    moves[1:] with their order keys in scores[1:], in the order a full generation
+    would try them; returns the count, the TT move included."""
+    cdef int n = generate(&c.pos, moves, GEN_LEGAL)
+    cdef int k
+    for k in range(n):
+        if moves[k] == tt_move:
+            moves[k] = moves[0]
+            moves[0] = tt_move
+            break
+    score_moves(c, moves + 1, scores + 1, n - 1, tt_move, ply, True)
+    return n
+
+
 cdef inline bint _prune_move(Context* c, int m, bint quiet, int depth, int searched, int ply,
                              int alpha, int static_eval, bint improving) noexcept nogil:
     """Quiet moves not worth searching near the leaves of a non-PV node (not in check,
-    not giving check, once a move has kept us from being mated): late ones (drops make
-    the quiet tail of the list very long), and those that cannot lift a hopeless
-    static score to alpha.  Captures are never pruned here.
+    not giving check, once a move has kept us from being mated): late ones, after
+    (3 + depth^2) / 2 moves to depth 7, twice as many while the static score improves
+    (drops make the quiet tail of the list very long), and those that cannot lift the
+    static score to alpha on the depth left after their late-move reduction.
+    Captures are never pruned here.
 
-    Tried and not kept (bench/ab_match.py, 100 ms byoyomi, one thread): SEE pruning of
-    losing captures and quiet moves, history pruning, move-count pruning to depth 7,
-    futility on the reduced depth and a null-move reduction growing with the margin:
-    28% fewer nodes to depth 11, but -27 Elo [-88, +33] in 118 games."""
+    Kept (bench/ab_match.py, 40,000 nodes a move, learned evaluation): this rule
+    against the one before it (move count (3 + depth^2)(1 + improving) to depth 5,
+    futility on the full depth to 3): +30 Elo [-9, +70] in 300 games.  Tried and not
+    kept (100 ms byoyomi, hand-set evaluation): that bundled with SEE pruning of
+    losing captures and quiet moves, history pruning and a null-move reduction
+    growing with the margin: -27 Elo [-88, +33] in 118 games."""
+    cdef int lmr_depth
     if not quiet:
         return False
-    if depth <= 5 and searched >= (3 + depth * depth) * (1 + improving):
+    if depth <= 7 and searched >= (3 + depth * depth) // (2 - improving):
         return True
-    return depth <= 3 and static_eval + 120 + 150 * depth <= alpha
+    # futility on the depth the move would be searched at after its reduction
+    lmr_depth = depth - 1 - LMR_TABLE[depth if depth < 64 else 63][searched + 1 if searched < 63 else 63]
+    return lmr_depth <= 6 and static_eval + 120 + 120 * (lmr_depth if lmr_depth > 0 else 0) <= alpha
 
 
 cdef inline int _late_move_reduction(Context* c, int m, int depth, int searched, int ply,
