@@ -37,6 +37,30 @@ from usi_engine.control cimport Control, ctl_count, ctl_clear_stop, ctl_start
 
 init_tables()
 
+# Search parameters tuned by games (bench/spsa_tune.py runs SPSA over them through
+# USI options that exist only when USI_ENGINE_TUNE is set, so a GUI never lists them).
+# Each is a C global read by the search; TUNABLES holds every default, once.
+cdef int RFP_MARGIN           # reverse futility: static score this far above beta, per ply
+cdef int FUTILITY_BASE        # futility of a quiet move at reduced depth 0 ...
+cdef int FUTILITY_PER_DEPTH   # ... and per ply of reduced depth beyond it
+cdef int LMR_BASE_CENTI       # LMR_TABLE = base + log(depth) log(move number) / divisor,
+cdef int LMR_DIVISOR_CENTI    # both in hundredths
+cdef int LMR_HISTORY_DIVISOR  # history score worth one ply less (or more) reduction
+cdef int ASPIRATION_DELTA     # first half-width of the aspiration window
+cdef int QS_DELTA_MARGIN      # quiescence: skip a capture that cannot lift us this near alpha
+
+#: (USI option name, default, min, max) of each tuned search parameter.
+TUNABLES = (
+    ("RfpMargin", 150, 50, 400),
+    ("FutilityBase", 120, 0, 400),
+    ("FutilityPerDepth", 120, 30, 400),
+    ("LmrBase", 40, -100, 200),
+    ("LmrDivisor", 190, 100, 500),
+    ("LmrHistoryDivisor", 10000, 2000, 50000),
+    ("AspirationDelta", 40, 10, 200),
+    ("QsDeltaMargin", 200, 0, 800),
+)
+
 # Late-move reductions grow with the log of the depth and of the move number (as in
 # Stockfish-family searches): in shogi the quiet tail, drops included, is long.
 cdef int LMR_TABLE[64][64]
@@ -46,10 +70,52 @@ cdef void _init_reductions() noexcept nogil:
     cdef int d, m
     for d in range(64):
         for m in range(64):
-            LMR_TABLE[d][m] = 0 if d == 0 or m == 0 else <int>(0.4 + log(d) * log(m) / 1.9)
+            LMR_TABLE[d][m] = 0 if d == 0 or m == 0 else <int>(
+                LMR_BASE_CENTI / 100.0 + log(d) * log(m) * 100.0 / LMR_DIVISOR_CENTI)
 
 
-_init_reductions()
+def set_search_parameter(name: str, value: int) -> None:
+    """Set one of the TUNABLES (KeyError if unknown, ValueError if out of range) for
+    every search of this process; call it only while no search runs.
+
+    >>> set_search_parameter("RfpMargin", 160); search_parameters()["RfpMargin"]
+    160
+    """
+    global RFP_MARGIN, FUTILITY_BASE, FUTILITY_PER_DEPTH, LMR_BASE_CENTI
+    global LMR_DIVISOR_CENTI, LMR_HISTORY_DIVISOR, ASPIRATION_DELTA, QS_DELTA_MARGIN
+    spec = {t[0]: t for t in TUNABLES}[name]
+    v = int(value)
+    if not spec[2] <= v <= spec[3]:
+        raise ValueError(f"{name}: {v} is outside {spec[2]}..{spec[3]}")
+    if name == "RfpMargin":
+        RFP_MARGIN = v
+    elif name == "FutilityBase":
+        FUTILITY_BASE = v
+    elif name == "FutilityPerDepth":
+        FUTILITY_PER_DEPTH = v
+    elif name == "LmrBase":
+        LMR_BASE_CENTI = v
+    elif name == "LmrDivisor":
+        LMR_DIVISOR_CENTI = v
+    elif name == "LmrHistoryDivisor":
+        LMR_HISTORY_DIVISOR = v
+    elif name == "AspirationDelta":
+        ASPIRATION_DELTA = v
+    elif name == "QsDeltaMargin":
+        QS_DELTA_MARGIN = v
+    _init_reductions()
+
+
+def search_parameters() -> dict:
+    """The current value of each of the TUNABLES, by name."""
+    return {"RfpMargin": RFP_MARGIN, "FutilityBase": FUTILITY_BASE,
+            "FutilityPerDepth": FUTILITY_PER_DEPTH, "LmrBase": LMR_BASE_CENTI,
+            "LmrDivisor": LMR_DIVISOR_CENTI, "LmrHistoryDivisor": LMR_HISTORY_DIVISOR,
+            "AspirationDelta": ASPIRATION_DELTA, "QsDeltaMargin": QS_DELTA_MARGIN}
+
+
+for _name, _default, _low, _high in TUNABLES:
+    set_search_parameter(_name, _default)
 
 
 cdef inline int captured_type(const Pos* p, int m) noexcept nogil:
@@ -225,7 +291,7 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
             if victim == EMPTY and moved_type(p, m) != PAWN:
                 continue
             # delta pruning: even winning the piece cannot lift us to alpha
-            if stand_pat + piece_value(victim) + 200 < alpha and not move_is_promotion(m):
+            if stand_pat + piece_value(victim) + QS_DELTA_MARGIN < alpha and not move_is_promotion(m):
                 continue
             # a capture that gives up more than it wins
             if not see_ge(p, m, 0):
@@ -312,7 +378,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
 
     if not pv_node and not checked and is_mate_score(beta) == 0:
         # reverse futility: far above beta near the leaves
-        if depth <= 5 and static_eval - 150 * depth >= beta:
+        if depth <= 5 and static_eval - RFP_MARGIN * depth >= beta:
             return static_eval
         # null move: if passing still beats beta, a real move will too
         if null_ok and depth >= 3 and static_eval >= beta:
@@ -460,7 +526,7 @@ cdef inline bint _prune_move(Context* c, int m, bint quiet, int depth, int searc
         return True
     # futility on the depth the move would be searched at after its reduction
     lmr_depth = depth - 1 - LMR_TABLE[depth if depth < 64 else 63][searched + 1 if searched < 63 else 63]
-    return lmr_depth <= 6 and static_eval + 120 + 120 * (lmr_depth if lmr_depth > 0 else 0) <= alpha
+    return lmr_depth <= 6 and static_eval + FUTILITY_BASE + FUTILITY_PER_DEPTH * (lmr_depth if lmr_depth > 0 else 0) <= alpha
 
 
 cdef inline int _late_move_reduction(Context* c, int m, int depth, int searched, int ply,
@@ -473,7 +539,7 @@ cdef inline int _late_move_reduction(Context* c, int m, int depth, int searched,
         r -= 1
     r -= quiet_score(&c.hist, c.pos.side, m, move_key(&c.pos, m),
                      c.move_keys[ply - 1] if ply >= 1 else NO_PIECE_TO,
-                     c.move_keys[ply - 2] if ply >= 2 else NO_PIECE_TO) // 10000
+                     c.move_keys[ply - 2] if ply >= 2 else NO_PIECE_TO) // LMR_HISTORY_DIVISOR
     return r if r > 0 else 0
 
 
@@ -487,7 +553,7 @@ cdef void iterate(Context* c, int depth, int multipv) noexcept nogil:
     for k in range(multipv):
         c.pv_index = k
         prev = c.root_moves[k].previous_score
-        delta = 40
+        delta = ASPIRATION_DELTA
         if depth >= 4 and is_mate_score(prev) == 0:
             alpha = max(prev - delta, -VALUE_INFINITE)
             beta = min(prev + delta, VALUE_INFINITE)

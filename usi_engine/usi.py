@@ -44,7 +44,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
-from usi_engine import __version__
+from usi_engine import __version__, tuning
 from usi_engine.hashsize import HashSizer
 from usi_engine.options import Options
 from usi_engine.usi_info import below_resign_value, format_info, format_mate_info, same_line
@@ -171,6 +171,10 @@ class UsiEngine:
     def __init__(self, output: BinaryIO, searcher_factory: Callable[[], Any] | None = None) -> None:
         self.out = Output(output)
         self.options = Options()
+        self._tuning = tuning.enabled()        # search parameters as options (USI_ENGINE_TUNE)
+        if self._tuning:
+            for spec in tuning.option_specs():
+                self.options.add(spec)
         self.debug = False
         self._searcher_factory = searcher_factory
         self._searcher: Any = None
@@ -339,6 +343,8 @@ class UsiEngine:
                 if searcher is not None and hasattr(searcher, "set_threads"):
                     searcher.set_threads(int(self.options["Threads"]))  # type: ignore[arg-type]
                     self._apply_eval_options()
+                if self._tuning:
+                    tuning.apply(self.options)
                 want = int(self.options["USI_Hash"])  # type: ignore[arg-type]
                 if (searcher is not None and hasattr(searcher, "use_memory")
                         and self._hash.isready(searcher, want)):
