@@ -47,8 +47,9 @@ USI_ENGINE_TUNE=1 exec "{engine}" "$@"
 
 
 def tunables() -> tuple[tuple[str, int, int, int], ...]:
+    """The tuned parameters: TUNABLES less the on/off switches (range 0..1)."""
     from usi_engine.tree import TUNABLES
-    return TUNABLES
+    return tuple(t for t in TUNABLES if t[3] - t[2] > 1)
 
 
 def space(params: tuple[tuple[str, int, int, int], ...]) -> dict:

@@ -35,6 +35,13 @@ def test_search_does_not_modify_the_position(searcher):
     assert (pos.sfen(), pos.key, pos.history_length) == before
 
 
+def test_quiescence_sees_a_mate_in_one_beyond_the_horizon(searcher):
+    # taking the rook lets white drop a gold on 5h, mate (the silver on 5g guards it):
+    # a depth-1 search sees that only if quiescence looks for a mate in one
+    result = searcher.search(Position("4k4/9/8r/9/9/9/4s4/9/4K3R b Gg 1"), depth=1)
+    assert move_to_usi(result.best) not in ("1i1c", "1i1c+")
+
+
 def test_mate_in_one_is_found_with_distance_one(searcher):
     result = searcher.search(Position(MATE_IN_1), depth=3)
     assert move_to_usi(result.best) == "G*5b"

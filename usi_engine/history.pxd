@@ -11,6 +11,8 @@ cdef enum:
     PIECE_TO = 15 * 81           # moved piece type after the move (1..14) x destination
     NO_PIECE_TO = -1             # no previous move (root, null move)
     HISTORY_MAX = 16384          # each table saturates near this
+    CORR_SIZE = 16384            # entries of each correction table, per side to move
+    CORR_LIMIT = 1024            # a correction entry saturates near this (1024: 64 cp)
 
 
 cdef struct History:
@@ -18,6 +20,8 @@ cdef struct History:
     int butterfly[2][88][81]
     int counter[PIECE_TO]                 # the reply that refuted a (piece, to) last
     int16_t cont[PIECE_TO][PIECE_TO]      # [previous piece-to][this move's piece-to]
+    int16_t corr_pawn[2][CORR_SIZE]       # static-score error by pawn placement ...
+    int16_t corr_hand[2][CORR_SIZE]       # ... and by the pieces in both hands
 
 
 cdef inline int piece_to(int pt_after, int to) noexcept nogil:
@@ -37,6 +41,17 @@ cdef inline void _gravity16(int16_t* v, int bonus) noexcept nogil:
     cdef int x = v[0]
     _gravity(&x, bonus)
     v[0] = <int16_t>x
+
+
+cdef inline void correction_update(History* h, int side, int pawn_index, int hand_index,
+                                   int bonus) noexcept nogil:
+    """Move both correction entries of this position toward the search's verdict."""
+    cdef int x = h.corr_pawn[side][pawn_index]
+    x += bonus - x * (bonus if bonus > 0 else -bonus) // CORR_LIMIT
+    h.corr_pawn[side][pawn_index] = <int16_t>x
+    x = h.corr_hand[side][hand_index]
+    x += bonus - x * (bonus if bonus > 0 else -bonus) // CORR_LIMIT
+    h.corr_hand[side][hand_index] = <int16_t>x
 
 
 cdef inline int quiet_score(const History* h, int side, int m, int key, int prev1,
