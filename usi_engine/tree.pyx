@@ -565,6 +565,8 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     return best
 
 
+# ProbCut is off by default (ProbCutMargin 0): at a margin of 200, 15% fewer nodes to
+# depth 10 on the bench but -53 Elo [-123, +12] in 105 games at 100 ms byoyomi.
 cdef int _probcut(Context* c, int depth, int beta, int static_eval, int raw_eval, bint found,
                   const TTEntry* te, TTEntry* e, uint64_t key, int ply) noexcept nogil:
     """The value to return when a capture refutes this node at reduced depth with a
