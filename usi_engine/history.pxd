@@ -11,7 +11,8 @@ cdef enum:
     PIECE_TO = 15 * 81           # moved piece type after the move (1..14) x destination
     NO_PIECE_TO = -1             # no previous move (root, null move)
     HISTORY_MAX = 16384          # each table saturates near this
-    CORR_SIZE = 16384            # entries of each correction table, per side to move
+    CORR_BITS = 14               # a correction table has 2^14 entries per side to move
+    CORR_SIZE = 1 << CORR_BITS
     CORR_LIMIT = 1024            # a correction entry saturates near this (1024: 64 cp)
 
 
@@ -32,26 +33,22 @@ cdef inline void history_clear(History* h) noexcept nogil:
     memset(h, 0, sizeof(History))
 
 
-cdef inline void _gravity(int* v, int bonus) noexcept nogil:
-    # moves the value toward +-HISTORY_MAX, less the nearer it already is
-    v[0] += bonus - v[0] * (bonus if bonus > 0 else -bonus) // HISTORY_MAX
+cdef inline void _gravity(int* v, int bonus, int limit=HISTORY_MAX) noexcept nogil:
+    # moves the value toward +-limit, less the nearer it already is
+    v[0] += bonus - v[0] * (bonus if bonus > 0 else -bonus) // limit
 
 
-cdef inline void _gravity16(int16_t* v, int bonus) noexcept nogil:
+cdef inline void _gravity16(int16_t* v, int bonus, int limit=HISTORY_MAX) noexcept nogil:
     cdef int x = v[0]
-    _gravity(&x, bonus)
+    _gravity(&x, bonus, limit)
     v[0] = <int16_t>x
 
 
 cdef inline void correction_update(History* h, int side, int pawn_index, int hand_index,
                                    int bonus) noexcept nogil:
     """Move both correction entries of this position toward the search's verdict."""
-    cdef int x = h.corr_pawn[side][pawn_index]
-    x += bonus - x * (bonus if bonus > 0 else -bonus) // CORR_LIMIT
-    h.corr_pawn[side][pawn_index] = <int16_t>x
-    x = h.corr_hand[side][hand_index]
-    x += bonus - x * (bonus if bonus > 0 else -bonus) // CORR_LIMIT
-    h.corr_hand[side][hand_index] = <int16_t>x
+    _gravity16(&h.corr_pawn[side][pawn_index], bonus, CORR_LIMIT)
+    _gravity16(&h.corr_hand[side][hand_index], bonus, CORR_LIMIT)
 
 
 cdef inline int quiet_score(const History* h, int side, int m, int key, int prev1,

@@ -31,7 +31,7 @@ from usi_engine.movegen cimport (GEN_LEGAL, GEN_CAPTURES, generate, gives_check,
 from usi_engine.evaluate cimport evaluate, piece_value
 from usi_engine.kp cimport KPAcc, kp_refresh, kp_update, kp_value
 from usi_engine.see cimport see_ge, see_value
-from usi_engine.history cimport (History, NO_PIECE_TO, CORR_SIZE, CORR_LIMIT, piece_to,
+from usi_engine.history cimport (History, NO_PIECE_TO, CORR_BITS, CORR_LIMIT, piece_to,
                                  history_clear, quiet_score, history_cutoff, correction_update)
 from usi_engine.tt cimport (TT, TTEntry, BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT,
                             tt_probe, tt_store, tt_prefetch)
@@ -236,8 +236,8 @@ cdef inline void correction_indices(const Pos* p, int* pawn_index, int* hand_ind
     cdef bb_t w = pieces(p, WHITE, PAWN)
     cdef uint64_t k = ((((<uint64_t>b) ^ (<uint64_t>(b >> 64))) * 0x9E3779B97F4A7C15ULL)
                        ^ (((<uint64_t>w) ^ (<uint64_t>(w >> 64))) * 0xC2B2AE3D27D4EB4FULL))
-    pawn_index[0] = <int>((k * 0xD6E8FEB86659FD93ULL) >> 50)
-    hand_index[0] = <int>((p.stack[p.sp].hand_key * 0x9E3779B97F4A7C15ULL) >> 50)
+    pawn_index[0] = <int>((k * 0xD6E8FEB86659FD93ULL) >> (64 - CORR_BITS))
+    hand_index[0] = <int>((p.stack[p.sp].hand_key * 0x9E3779B97F4A7C15ULL) >> (64 - CORR_BITS))
 
 
 cdef inline int corrected_value(Context* c, int raw) noexcept nogil:
@@ -328,7 +328,9 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
                 v = mate_in(ply + 1)
                 c.pv[ply][0] = m
                 c.pv_length[ply] = 1
-                tt_store(c.tt, e, key, value_to_tt(v, ply), BOUND_EXACT, 0, m, 0)
+                # (with the static score: the main search takes it from the table)
+                tt_store(c.tt, e, key, value_to_tt(v, ply), BOUND_EXACT, 0, m,
+                         static_value(c, ply))
                 return v
         raw_eval = static_value(c, ply)
         stand_pat = corrected_value(c, raw_eval)
