@@ -36,6 +36,7 @@ from usi_engine.history cimport (History, NO_PIECE_TO, CORR_BITS, CORR_LIMIT, pi
 from usi_engine.tt cimport (TT, TTEntry, BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT,
                             tt_probe, tt_store, tt_prefetch)
 from usi_engine.control cimport Control, ctl_count, ctl_clear_stop, ctl_start
+from usi_engine.root_moves cimport root_moves_into, record_root_move, sort_root_moves
 
 init_tables()
 
@@ -52,6 +53,11 @@ cdef int ASPIRATION_DELTA     # first half-width of the aspiration window
 cdef int QS_DELTA_MARGIN      # quiescence: skip a capture that cannot lift us this near alpha
 cdef int CORR_HIST            # correction history on (1) or off (0)
 cdef int PROBCUT_MARGIN       # ProbCut: beta plus this, to be beaten at reduced depth (0: off)
+cdef int CUT_NODE_REDUCTION   # extra LMR plies at an expected cut node
+cdef int PRUNE_CHECKS         # checks and losing captures reduced and pruned like quiet moves
+cdef int QUIET_SEE_MARGIN     # a quiet move losing more than this x (reduced depth)^2 is pruned
+cdef enum:
+    SEE_PRUNE_MARGIN = 200    # per ply: captures and checks losing more are pruned (PruneChecks)
 
 #: (USI option name, default, min, max) of each tuned search parameter.
 TUNABLES = (
@@ -65,6 +71,9 @@ TUNABLES = (
     ("QsDeltaMargin", 200, 0, 800),
     ("CorrHist", 1, 0, 1),
     ("ProbCutMargin", 0, 0, 600),
+    ("CutNodeReduction", 0, 0, 3),
+    ("PruneChecks", 0, 0, 7),
+    ("QuietSeeMargin", 0, 0, 200),
 )
 
 # Late-move reductions grow with the log of the depth and of the move number (as in
@@ -80,7 +89,7 @@ cdef void _init_reductions() noexcept nogil:
                 LMR_BASE_CENTI / 100.0 + log(d) * log(m) * 100.0 / LMR_DIVISOR_CENTI)
 
 
-cdef int* _TUNED[10]             # the global behind each of TUNABLES, in its order
+cdef int* _TUNED[13]             # the global behind each of TUNABLES, in its order
 
 
 cdef void _point_tuned() noexcept nogil:
@@ -94,11 +103,14 @@ cdef void _point_tuned() noexcept nogil:
     _TUNED[7] = &QS_DELTA_MARGIN
     _TUNED[8] = &CORR_HIST
     _TUNED[9] = &PROBCUT_MARGIN
+    _TUNED[10] = &CUT_NODE_REDUCTION
+    _TUNED[11] = &PRUNE_CHECKS
+    _TUNED[12] = &QUIET_SEE_MARGIN
 
 
 _point_tuned()
 _TUNED_INDEX = {spec[0]: i for i, spec in enumerate(TUNABLES)}
-assert len(TUNABLES) == len(_TUNED_INDEX) == 10
+assert len(TUNABLES) == len(_TUNED_INDEX) == 13
 
 
 def set_search_parameter(name: str, value: int) -> None:
@@ -384,7 +396,7 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
 # current depth / 4 extension plies a line): 3.1x the nodes to depth 11 on the bench
 # (25.1 M against 8.1 M) and -7 Elo [-55, +41] in 200 games at 100 ms byoyomi.
 cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_node,
-                bint null_ok) noexcept nogil:
+                bint null_ok, bint cut_node) noexcept nogil:
     cdef Pos* p = &c.pos
     cdef int moves[MAX_MOVES]
     cdef int scores[MAX_MOVES]
@@ -395,7 +407,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     cdef int n, i, m, v, best, best_move = 0, tt_move = 0, tt_value = VALUE_NONE
     cdef int static_eval, raw_eval, new_depth, reduction, searched = 0, bound
     cdef int old_alpha = alpha
-    cdef bint checked, found, done, quiet, check_given, improving, staged
+    cdef bint checked, found, done, quiet, check_given, improving, staged, reducible
     cdef TTEntry* e
     cdef TTEntry te
     cdef uint64_t key
@@ -450,7 +462,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
             reduction = 3 + depth // 4
             c.move_keys[ply] = NO_PIECE_TO
             play_null(c, ply)
-            v = -search(c, depth - 1 - reduction, -beta, -beta + 1, ply + 1, False, False)
+            v = -search(c, depth - 1 - reduction, -beta, -beta + 1, ply + 1, False, False, False)
             pos_undo_null(p)
             if c.ctl.aborted:
                 return 0
@@ -487,7 +499,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         if n == 0:
             return mated_in(ply)
         if ply == 0:
-            n = _root_moves_into(c, moves)
+            n = root_moves_into(c, moves)
         score_moves(c, moves, scores, n, tt_move, ply, True)
     best = -VALUE_INFINITE
     i = 0
@@ -504,36 +516,42 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         i += 1
         quiet = is_quiet(p, m)
         check_given = gives_check(p, m)
-        if (ply and not pv_node and not checked and not check_given
-                and best > -VALUE_MATE_IN_MAX_PLY and _prune_move(c, m, quiet, depth, searched,
-                                                                 ply, alpha, static_eval,
+        if (ply and not pv_node and not checked and (PRUNE_CHECKS & 6 or not check_given)
+                and best > -VALUE_MATE_IN_MAX_PLY and _prune_move(c, m, quiet, check_given, depth,
+                                                                 searched, alpha, static_eval,
                                                                  improving)):
             continue
         new_depth = depth - 1
         reduction = 0
-        if depth >= 3 and searched >= 1 + 2 * pv_node and quiet and not checked and not check_given:
-            reduction = _late_move_reduction(c, m, depth, searched, ply, pv_node, improving)
+        reducible = quiet and not check_given
+        if PRUNE_CHECKS & 1 and not reducible and depth >= 3:
+            reducible = quiet or not see_ge(p, m, 0)     # a quiet check, a losing capture
+        if depth >= 3 and searched >= 1 + 2 * pv_node and reducible and not checked:
+            reduction = (_late_move_reduction(c, m, depth, searched, ply, pv_node, improving)
+                         - check_given + cut_node * CUT_NODE_REDUCTION)
             if reduction > new_depth - 1:
                 reduction = new_depth - 1
         mkey = move_key(p, m)
         c.move_keys[ply] = mkey
         play_move(c, m, ply)
         if searched == 0:
-            v = -search(c, new_depth, -beta, -alpha, ply + 1, pv_node, True)
+            v = -search(c, new_depth, -beta, -alpha, ply + 1, pv_node, True,
+                        not pv_node and not cut_node)
         else:
-            v = -search(c, new_depth - reduction, -alpha - 1, -alpha, ply + 1, False, True)
+            v = -search(c, new_depth - reduction, -alpha - 1, -alpha, ply + 1, False, True,
+                        reduction > 0 or not cut_node)
             # (an aborted search returns 0, which must not trigger a re-search: the
             # node limit would be passed by one node)
             if v > alpha and reduction and not c.ctl.aborted:
-                v = -search(c, new_depth, -alpha - 1, -alpha, ply + 1, False, True)
+                v = -search(c, new_depth, -alpha - 1, -alpha, ply + 1, False, True, not cut_node)
             if v > alpha and pv_node and v < beta and not c.ctl.aborted:
-                v = -search(c, new_depth, -beta, -alpha, ply + 1, True, True)
+                v = -search(c, new_depth, -beta, -alpha, ply + 1, True, True, False)
         pos_undo_move(p)
         if c.ctl.aborted:
             return 0
         searched += 1
         if ply == 0:
-            _record_root_move(c, m, v, alpha, searched == 1)
+            record_root_move(c, m, v, alpha, searched == 1)
         if v > best:
             best = v
             if v > alpha:
@@ -590,7 +608,7 @@ cdef int _probcut(Context* c, int depth, int beta, int static_eval, int raw_eval
         play_move(c, m, ply)
         v = -qsearch(c, -pc_beta, -pc_beta + 1, ply + 1, 0)
         if v >= pc_beta and not c.ctl.aborted:
-            v = -search(c, depth - 4, -pc_beta, -pc_beta + 1, ply + 1, False, True)
+            v = -search(c, depth - 4, -pc_beta, -pc_beta + 1, ply + 1, False, True, False)
         pos_undo_move(p)
         if c.ctl.aborted:
             return 0
@@ -616,8 +634,9 @@ cdef int _generate_after_tt_move(Context* c, int* moves, int* scores, int tt_mov
     return n
 
 
-cdef inline bint _prune_move(Context* c, int m, bint quiet, int depth, int searched, int ply,
-                             int alpha, int static_eval, bint improving) noexcept nogil:
+cdef inline bint _prune_move(Context* c, int m, bint quiet, bint check_given, int depth,
+                             int searched, int alpha, int static_eval,
+                             bint improving) noexcept nogil:
     """Quiet moves not worth searching near the leaves of a non-PV node (not in check,
     not giving check, once a move has kept us from being mated): late ones, after
     (3 + depth^2) / 2 moves to depth 7, twice as many while the static score improves
@@ -632,13 +651,20 @@ cdef inline bint _prune_move(Context* c, int m, bint quiet, int depth, int searc
     losing captures and quiet moves, history pruning and a null-move reduction
     growing with the margin: -27 Elo [-88, +33] in 118 games."""
     cdef int lmr_depth
-    if not quiet:
-        return False
-    if depth <= 7 and searched >= (3 + depth * depth) // (2 - improving):
+    if (quiet and depth <= 7 and searched >= (3 + depth * depth) // (2 - improving)
+            and (not check_given or PRUNE_CHECKS & 2)):
         return True
+    if not quiet or check_given:
+        # (with PruneChecks) a capture or check that loses material beyond a margin
+        return PRUNE_CHECKS & 4 and depth <= 8 and not see_ge(&c.pos, m, -SEE_PRUNE_MARGIN * depth)
     # futility on the depth the move would be searched at after its reduction
     lmr_depth = depth - 1 - LMR_TABLE[depth if depth < 64 else 63][searched + 1 if searched < 63 else 63]
-    return lmr_depth <= 6 and static_eval + FUTILITY_BASE + FUTILITY_PER_DEPTH * (lmr_depth if lmr_depth > 0 else 0) <= alpha
+    if lmr_depth < 0:
+        lmr_depth = 0
+    if lmr_depth <= 6 and static_eval + FUTILITY_BASE + FUTILITY_PER_DEPTH * lmr_depth <= alpha:
+        return True
+    # a quiet move (a drop, mostly) onto a square where it is lost for less
+    return QUIET_SEE_MARGIN and not see_ge(&c.pos, m, -QUIET_SEE_MARGIN * lmr_depth * lmr_depth)
 
 
 cdef inline int _late_move_reduction(Context* c, int m, int depth, int searched, int ply,
@@ -674,8 +700,8 @@ cdef void iterate(Context* c, int depth, int multipv) noexcept nogil:
             beta = VALUE_INFINITE
         while True:
             c.seldepth = 0
-            v = search(c, depth, alpha, beta, 0, True, False)
-            _sort_root_moves(c, k)
+            v = search(c, depth, alpha, beta, 0, True, False, False)
+            sort_root_moves(c, k)
             if c.ctl.aborted:
                 return
             if v <= alpha:
@@ -686,7 +712,7 @@ cdef void iterate(Context* c, int depth, int multipv) noexcept nogil:
             else:
                 break
             delta += delta // 2 + 20
-        _sort_root_moves(c, 0)
+        sort_root_moves(c, 0)
 
 
 # Lazy SMP: helper threads search the same root on their own position, history and
@@ -760,48 +786,3 @@ cdef int prepare_helper(Context* h, const Context* main) noexcept nogil:
     ctl_clear_stop(&h.ctl)
     ctl_start(&h.ctl, 0, False)
     return 0
-
-
-cdef int _root_moves_into(Context* c, int* moves) noexcept nogil:
-    """At the root, search the root-move list (searchmoves, MultiPV exclusions) in
-    its current order instead of the generated list."""
-    cdef int i, k = 0
-    for i in range(c.pv_index, c.root_count):
-        moves[k] = c.root_moves[i].move
-        k += 1
-    return k
-
-
-cdef void _record_root_move(Context* c, int m, int v, int alpha, bint first) noexcept nogil:
-    cdef int i
-    cdef RootMove* rm
-    for i in range(c.pv_index, c.root_count):
-        rm = &c.root_moves[i]
-        if rm.move != m:
-            continue
-        if first or v > alpha:
-            rm.score = v
-            rm.seldepth = c.seldepth
-            rm.pv[0] = m
-            rm.pv_length = 1
-            if c.pv_length[1] > 0:
-                memcpy(&rm.pv[1], &c.pv[1][0], c.pv_length[1] * sizeof(int))
-                rm.pv_length = 1 + c.pv_length[1]
-        else:
-            rm.score = -VALUE_INFINITE
-        return
-
-
-cdef void _sort_root_moves(Context* c, int start) noexcept nogil:
-    """Stable insertion sort by score, best first."""
-    cdef int i, j
-    cdef RootMove tmp
-    for i in range(start + 1, c.root_count):
-        if c.root_moves[i].score <= c.root_moves[i - 1].score:
-            continue
-        memcpy(&tmp, &c.root_moves[i], sizeof(RootMove))
-        j = i
-        while j > start and c.root_moves[j - 1].score < tmp.score:
-            memcpy(&c.root_moves[j], &c.root_moves[j - 1], sizeof(RootMove))
-            j -= 1
-        memcpy(&c.root_moves[j], &tmp, sizeof(RootMove))
