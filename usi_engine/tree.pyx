@@ -37,6 +37,8 @@ from usi_engine.tt cimport (TT, TTEntry, BOUND_NONE, BOUND_UPPER, BOUND_LOWER, B
                             tt_probe, tt_store, tt_prefetch)
 from usi_engine.control cimport Control, ctl_count, ctl_clear_stop, ctl_start
 from usi_engine.root_moves cimport root_moves_into, record_root_move, sort_root_moves
+from usi_engine.move_picker cimport (MovePicker, picker_init, next_move, captured_type, moved_type,
+                                     is_quiet, move_key, score_moves, pick_best)
 
 init_tables()
 
@@ -138,82 +140,12 @@ for _name, _default, _low, _high in TUNABLES:
     set_search_parameter(_name, _default)
 
 
-cdef inline int captured_type(const Pos* p, int m) noexcept nogil:
-    if move_is_drop(m):
-        return EMPTY
-    return piece_type(p.board[move_to(m)])
-
-
-cdef inline int moved_type(const Pos* p, int m) noexcept nogil:
-    if move_is_drop(m):
-        return move_dropped_type(m)
-    return piece_type(p.board[move_from(m)])
-
-
-cdef inline bint is_quiet(const Pos* p, int m) noexcept nogil:
-    return captured_type(p, m) == EMPTY and not move_is_promotion(m)
-
-
-cdef void score_moves(Context* c, const int* moves, int* scores, int n, int tt_move,
-                      int ply, bint sort_by_see) noexcept nogil:
-    """Order keys: TT move, captures and promotions (most valuable victim, least
-    valuable attacker; with sort_by_see, those that lose material after the quiet
-    moves), killers, then quiet moves by history."""
-    cdef const Pos* p = &c.pos
-    cdef int i, m, victim, promo_gain
-    cdef int prev1 = c.move_keys[ply - 1] if ply >= 1 else NO_PIECE_TO
-    cdef int prev2 = c.move_keys[ply - 2] if ply >= 2 else NO_PIECE_TO
-    cdef int counter = c.hist.counter[prev1] if prev1 >= 0 else 0
-    for i in range(n):
-        m = moves[i]
-        if m == tt_move:
-            scores[i] = 1 << 30
-            continue
-        victim = captured_type(p, m)
-        promo_gain = 0
-        if move_is_promotion(m):
-            promo_gain = see_value(moved_type(p, m) + PROMOTED) - see_value(moved_type(p, m))
-        if victim != EMPTY or promo_gain:
-            scores[i] = 16 * (see_value(victim) + promo_gain) - see_value(moved_type(p, m)) // 8
-            scores[i] += (1 << 24) if not sort_by_see or see_ge(p, m, 0) else -(1 << 22)
-        elif m == c.hist.killers[ply][0]:
-            scores[i] = (1 << 23) + 2
-        elif m == c.hist.killers[ply][1]:
-            scores[i] = (1 << 23) + 1
-        elif m == counter:
-            scores[i] = 1 << 23
-        else:
-            scores[i] = quiet_score(&c.hist, p.side, m, move_key(p, m), prev1, prev2)
-
-
-cdef inline int pick_best(int* moves, int* scores, int start, int n) noexcept nogil:
-    """Selection sort step: bring the best remaining move to `start`."""
-    cdef int best = start
-    cdef int i, t
-    for i in range(start + 1, n):
-        if scores[i] > scores[best]:
-            best = i
-    if best != start:
-        t = moves[start]; moves[start] = moves[best]; moves[best] = t
-        t = scores[start]; scores[start] = scores[best]; scores[best] = t
-    return moves[start]
-
-
 cdef inline void update_pv(Context* c, int ply, int m) noexcept nogil:
     cdef int n = c.pv_length[ply + 1]
     c.pv[ply][0] = m
     if n > 0:
         memcpy(&c.pv[ply][1], &c.pv[ply + 1][0], n * sizeof(int))
     c.pv_length[ply] = n + 1
-
-
-cdef inline int move_key(const Pos* p, int m) noexcept nogil:
-    """The continuation-history index of m: the moved piece as it stands after m, and
-    where it goes."""
-    cdef int pt = moved_type(p, m)
-    if move_is_promotion(m):
-        pt += PROMOTED
-    return piece_to(pt, move_to(m))
 
 
 cdef inline int terminal_value(Context* c, int ply, bint* done) noexcept nogil:
@@ -398,16 +330,15 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
 cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_node,
                 bint null_ok, bint cut_node) noexcept nogil:
     cdef Pos* p = &c.pos
-    cdef int moves[MAX_MOVES]
-    cdef int scores[MAX_MOVES]
+    cdef MovePicker mp
     cdef int quiets_tried[64]
     cdef int quiet_keys[64]
     cdef int prev1, prev2, mkey
     cdef int n_quiets = 0
-    cdef int n, i, m, v, best, best_move = 0, tt_move = 0, tt_value = VALUE_NONE
+    cdef int m, v, best, best_move = 0, tt_move = 0, tt_value = VALUE_NONE, handed_out
     cdef int static_eval, raw_eval, new_depth, reduction, searched = 0, bound
     cdef int old_alpha = alpha
-    cdef bint checked, found, done, quiet, check_given, improving, staged, reducible
+    cdef bint checked, found, done, quiet, check_given, improving, reducible
     cdef TTEntry* e
     cdef TTEntry te
     cdef uint64_t key
@@ -488,32 +419,16 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
             return v
     prev1 = c.move_keys[ply - 1] if ply >= 1 else NO_PIECE_TO
     prev2 = c.move_keys[ply - 2] if ply >= 2 else NO_PIECE_TO
-    # staged: a legal TT move is searched before any move is generated, as it often
-    # ends the node by itself (a cut-off then saves generating and ordering the rest)
-    staged = ply > 0 and tt_move != 0 and is_legal(p, tt_move)
-    if staged:
-        moves[0] = tt_move
-        n = 1
-    else:
-        n = generate(p, moves, GEN_LEGAL)
-        if n == 0:
-            return mated_in(ply)
-        if ply == 0:
-            n = root_moves_into(c, moves)
-        score_moves(c, moves, scores, n, tt_move, ply, True)
+    picker_init(&mp, c, tt_move, ply, ply == 0 or checked)
+    if ply == 0:
+        mp.n = root_moves_into(c, mp.moves)
     best = -VALUE_INFINITE
-    i = 0
+    handed_out = 0
     while True:
-        if i == n:
-            if not staged:
-                break
-            staged = False
-            n = _generate_after_tt_move(c, moves, scores, tt_move, ply)
-            if i == n:
-                break
-        # (the staged TT move is moves[0] and has no order key)
-        m = pick_best(moves, scores, i, n) if ply and (i or not staged) else moves[i]
-        i += 1
+        m = next_move(&mp, c)
+        if m == 0:
+            break
+        handed_out += 1
         quiet = is_quiet(p, m)
         check_given = gives_check(p, m)
         if (ply and not pv_node and not checked and (PRUNE_CHECKS & 6 or not check_given)
@@ -568,6 +483,8 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
             quiet_keys[n_quiets] = mkey
             n_quiets += 1
 
+    if handed_out == 0:
+        return mated_in(ply)      # no legal move: lost, in check or not
     if best >= beta:
         bound = BOUND_LOWER
     elif pv_node and best > old_alpha:
@@ -616,22 +533,6 @@ cdef int _probcut(Context* c, int depth, int beta, int static_eval, int raw_eval
             tt_store(c.tt, e, key, value_to_tt(v, ply), BOUND_LOWER, depth - 3, m, raw_eval)
             return v - PROBCUT_MARGIN if is_mate_score(v) == 0 else v
     return VALUE_NONE
-
-
-cdef int _generate_after_tt_move(Context* c, int* moves, int* scores, int tt_move,
-                                 int ply) noexcept nogil:
-    """All legal moves with the TT move (already searched) first, the others in
-    moves[1:] with their order keys in scores[1:], in the order a full generation
-    would try them; returns the count, the TT move included."""
-    cdef int n = generate(&c.pos, moves, GEN_LEGAL)
-    cdef int k
-    for k in range(n):
-        if moves[k] == tt_move:
-            moves[k] = moves[0]
-            moves[0] = tt_move
-            break
-    score_moves(c, moves + 1, scores + 1, n - 1, tt_move, ply, True)
-    return n
 
 
 cdef inline bint _prune_move(Context* c, int m, bint quiet, bint check_given, int depth,

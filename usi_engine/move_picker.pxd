@@ -1,0 +1,240 @@
+# Move ordering: the order keys of moves and the staged move picker of one node.
+#
+# At an interior node not in check the picker hands out, one at a time: the TT move
+# (before anything is generated: it often ends the node by itself), captures and
+# promotions that do not lose material (most valuable victim first), the killers and
+# the counter move, the quiet moves by history (butterfly and continuation), and last
+# the captures that lose material.  Quiet moves (drops: most of a shogi move list) are
+# generated only when no capture or killer has cut the node off.  At the root and in
+# check every legal move is generated and sorted at once, in the same order.
+from usi_engine.types cimport *
+from usi_engine.position cimport Pos
+from usi_engine.movegen cimport GEN_LEGAL, GEN_CAPTURES, GEN_QUIETS, generate, is_legal
+from usi_engine.see cimport see_ge, see_value
+from usi_engine.history cimport History, NO_PIECE_TO, piece_to, quiet_score
+from usi_engine.tree cimport Context
+
+cdef enum:
+    STAGE_TT = 0
+    STAGE_CAPTURES_INIT = 1
+    STAGE_GOOD_CAPTURES = 2
+    STAGE_KILLERS = 3
+    STAGE_QUIETS_INIT = 4
+    STAGE_QUIETS = 5
+    STAGE_BAD_CAPTURES = 6
+    STAGE_ALL_INIT = 7          # root / in check: everything at once
+    STAGE_ALL = 8
+    STAGE_DONE = 9
+    KEY_TT = 1 << 30
+    KEY_GOOD_CAPTURE = 1 << 24
+    KEY_KILLER = 1 << 23
+    KEY_BAD_CAPTURE = -(1 << 22)
+
+
+cdef struct MovePicker:
+    int moves[MAX_MOVES]        # captures in [0, n_captures), then the quiet moves
+    int scores[MAX_MOVES]
+    int stage
+    int cur                     # next index to pick from
+    int n                       # moves generated so far
+    int n_captures
+    int bad_start               # first losing capture (they are picked after the quiets)
+    int tt_move                 # legal TT move, or 0
+    int special[3]              # killers and counter move, once handed out
+    int n_special
+    int ply
+    bint all_at_once
+
+
+cdef inline int captured_type(const Pos* p, int m) noexcept nogil:
+    if move_is_drop(m):
+        return EMPTY
+    return piece_type(p.board[move_to(m)])
+
+
+cdef inline int moved_type(const Pos* p, int m) noexcept nogil:
+    if move_is_drop(m):
+        return move_dropped_type(m)
+    return piece_type(p.board[move_from(m)])
+
+
+cdef inline bint is_quiet(const Pos* p, int m) noexcept nogil:
+    return captured_type(p, m) == EMPTY and not move_is_promotion(m)
+
+
+cdef inline int move_key(const Pos* p, int m) noexcept nogil:
+    """The continuation-history index of m: the moved piece as it stands after m, and
+    where it goes."""
+    cdef int pt = moved_type(p, m)
+    if move_is_promotion(m):
+        pt += PROMOTED
+    return piece_to(pt, move_to(m))
+
+
+cdef inline int capture_key(const Pos* p, int m, bint by_see) noexcept nogil:
+    """Order key of a capture or promotion: most valuable victim (and promotion gain),
+    least valuable attacker; with by_see, those that lose material below every quiet
+    move."""
+    cdef int victim = captured_type(p, m)
+    cdef int mover = moved_type(p, m)
+    cdef int gain = see_value(victim)
+    if move_is_promotion(m):
+        gain += see_value(mover + PROMOTED) - see_value(mover)
+    return (16 * gain - see_value(mover) // 8
+            + (KEY_GOOD_CAPTURE if not by_see or see_ge(p, m, 0) else KEY_BAD_CAPTURE))
+
+
+cdef inline int previous_key(const Context* c, int ply, int back) noexcept nogil:
+    return c.move_keys[ply - back] if ply >= back else NO_PIECE_TO
+
+
+cdef inline void score_moves(Context* c, const int* moves, int* scores, int n, int tt_move,
+                             int ply, bint sort_by_see) noexcept nogil:
+    """Order keys of a whole move list: TT move, captures and promotions, killers,
+    counter move, then quiet moves by history (losing captures last with sort_by_see)."""
+    cdef const Pos* p = &c.pos
+    cdef int i, m
+    cdef int prev1 = previous_key(c, ply, 1)
+    cdef int prev2 = previous_key(c, ply, 2)
+    cdef int counter = c.hist.counter[prev1] if prev1 >= 0 else 0
+    for i in range(n):
+        m = moves[i]
+        if m == tt_move:
+            scores[i] = KEY_TT
+        elif not is_quiet(p, m):
+            scores[i] = capture_key(p, m, sort_by_see)
+        elif m == c.hist.killers[ply][0]:
+            scores[i] = KEY_KILLER + 2
+        elif m == c.hist.killers[ply][1]:
+            scores[i] = KEY_KILLER + 1
+        elif m == counter:
+            scores[i] = KEY_KILLER
+        else:
+            scores[i] = quiet_score(&c.hist, p.side, m, move_key(p, m), prev1, prev2)
+
+
+cdef inline int pick_best(int* moves, int* scores, int start, int n) noexcept nogil:
+    """Selection sort step: bring the best remaining move to `start`."""
+    cdef int best = start
+    cdef int i, t
+    for i in range(start + 1, n):
+        if scores[i] > scores[best]:
+            best = i
+    if best != start:
+        t = moves[start]; moves[start] = moves[best]; moves[best] = t
+        t = scores[start]; scores[start] = scores[best]; scores[best] = t
+    return moves[start]
+
+
+cdef inline void picker_init(MovePicker* mp, const Context* c, int tt_move, int ply,
+                             bint all_at_once) noexcept nogil:
+    """Start picking at this node; all_at_once at the root (whose list the caller
+    fills) and in check."""
+    mp.tt_move = tt_move if tt_move and is_legal(&c.pos, tt_move) else 0
+    mp.stage = STAGE_TT
+    mp.cur = mp.n = mp.n_captures = mp.bad_start = mp.n_special = 0
+    mp.ply = ply
+    mp.all_at_once = all_at_once
+
+
+cdef inline bint _handed_out(const MovePicker* mp, int m) noexcept nogil:
+    cdef int k
+    if m == mp.tt_move:
+        return True
+    for k in range(mp.n_special):
+        if mp.special[k] == m:
+            return True
+    return False
+
+
+cdef inline int _next_special(MovePicker* mp, Context* c) noexcept nogil:
+    """The next killer or counter move that is legal and quiet here, or 0."""
+    cdef int prev1 = previous_key(c, mp.ply, 1)
+    cdef int m
+    while mp.cur < 3:
+        if mp.cur < 2:
+            m = c.hist.killers[mp.ply][mp.cur]
+        else:
+            m = c.hist.counter[prev1] if prev1 >= 0 else 0
+        mp.cur += 1
+        if (m and not _handed_out(mp, m) and is_legal(&c.pos, m)
+                and is_quiet(&c.pos, m)):
+            mp.special[mp.n_special] = m
+            mp.n_special += 1
+            return m
+    return 0
+
+
+cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
+    """The next move to search at this node, or 0 when there is none left."""
+    cdef int m, k, prev1, prev2
+    while True:
+        if mp.stage == STAGE_TT:
+            mp.stage = STAGE_ALL_INIT if mp.all_at_once else STAGE_CAPTURES_INIT
+            if mp.tt_move and mp.ply > 0:
+                return mp.tt_move
+        elif mp.stage == STAGE_CAPTURES_INIT:
+            mp.n = mp.n_captures = generate(&c.pos, mp.moves, GEN_CAPTURES)
+            for k in range(mp.n):
+                mp.scores[k] = capture_key(&c.pos, mp.moves[k], True)
+            mp.cur = 0
+            mp.stage = STAGE_GOOD_CAPTURES
+        elif mp.stage == STAGE_GOOD_CAPTURES:
+            if mp.cur < mp.n_captures:
+                m = pick_best(mp.moves, mp.scores, mp.cur, mp.n_captures)
+                if mp.scores[mp.cur] >= 0:
+                    mp.cur += 1
+                    if m != mp.tt_move:
+                        return m
+                    continue
+            mp.bad_start = mp.cur
+            mp.cur = 0
+            mp.stage = STAGE_KILLERS
+        elif mp.stage == STAGE_KILLERS:
+            m = _next_special(mp, c)
+            if m:
+                return m
+            mp.stage = STAGE_QUIETS_INIT
+        elif mp.stage == STAGE_QUIETS_INIT:
+            mp.n = mp.n_captures + generate(&c.pos, mp.moves + mp.n_captures, GEN_QUIETS)
+            prev1 = previous_key(c, mp.ply, 1)
+            prev2 = previous_key(c, mp.ply, 2)
+            for k in range(mp.n_captures, mp.n):
+                mp.scores[k] = quiet_score(&c.hist, c.pos.side, mp.moves[k],
+                                           move_key(&c.pos, mp.moves[k]), prev1, prev2)
+            mp.cur = mp.n_captures
+            mp.stage = STAGE_QUIETS
+        elif mp.stage == STAGE_QUIETS:
+            if mp.cur < mp.n:
+                m = pick_best(mp.moves, mp.scores, mp.cur, mp.n)
+                mp.cur += 1
+                if not _handed_out(mp, m):
+                    return m
+                continue
+            mp.cur = mp.bad_start
+            mp.stage = STAGE_BAD_CAPTURES
+        elif mp.stage == STAGE_BAD_CAPTURES:
+            if mp.cur < mp.n_captures:
+                m = pick_best(mp.moves, mp.scores, mp.cur, mp.n_captures)
+                mp.cur += 1
+                if m != mp.tt_move:
+                    return m
+                continue
+            mp.stage = STAGE_DONE
+        elif mp.stage == STAGE_ALL_INIT:
+            if mp.ply > 0:
+                mp.n = generate(&c.pos, mp.moves, GEN_LEGAL)
+            score_moves(c, mp.moves, mp.scores, mp.n, mp.tt_move, mp.ply, True)
+            mp.cur = 0
+            mp.stage = STAGE_ALL
+        elif mp.stage == STAGE_ALL:
+            if mp.cur < mp.n:
+                # (the root keeps the order of its list, which the last iteration sorted)
+                m = pick_best(mp.moves, mp.scores, mp.cur, mp.n) if mp.ply else mp.moves[mp.cur]
+                mp.cur += 1
+                if m != mp.tt_move or mp.ply == 0:
+                    return m
+                continue
+            mp.stage = STAGE_DONE
+        else:
+            return 0
