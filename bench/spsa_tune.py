@@ -47,9 +47,10 @@ USI_ENGINE_TUNE=1 exec "{engine}" "$@"
 
 
 def tunables() -> tuple[tuple[str, int, int, int], ...]:
-    """The tuned parameters: TUNABLES less the on/off switches (range 0..1)."""
-    from usi_engine.tree import TUNABLES
-    return tuple(t for t in TUNABLES if t[3] - t[2] > 1)
+    """The tuned parameters: TUNABLES less the switches (tree.SWITCHES, measured by
+    matches one at a time)."""
+    from usi_engine.tree import SWITCHES, TUNABLES
+    return tuple(t for t in TUNABLES if t[0] not in SWITCHES)
 
 
 def space(params: tuple[tuple[str, int, int, int], ...]) -> dict:

@@ -75,3 +75,38 @@ def test_a_changed_parameter_changes_the_tree_and_the_default_restores_it():
     changed = nodes_to_depth()
     tree.set_search_parameter("LmrDivisor", DEFAULTS["LmrDivisor"])
     assert changed < before and nodes_to_depth() == before
+
+
+def test_switches_are_left_out_of_spsa_and_margins_are_kept():
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    import spsa_tune
+    tuned = {t[0] for t in spsa_tune.tunables()}
+    assert tree.SWITCHES <= set(DEFAULTS) and not tuned & tree.SWITCHES
+    assert tuned == set(DEFAULTS) - tree.SWITCHES
+
+
+# middle-game positions with pieces in hand, where drop checks are many
+CHECK_RICH = (
+    "ln2k2+P1/1r2gs1+R+L/pp2bpg2/2pp5/4B4/2P2PS2/PP1PS1N2/9/LN1GKG3 b SN6Plp 59",
+    "ln1gkg3/1r1s1p3/ppppps+B+R1/8p/9/P1P1P4/1P1Pg2+bP/4G2+n1/LN2K4 w 2L5P2sn 64",
+    "l3g4/1r1skl3/ppnplp3/2p3+R2/7p1/P1P3+b2/1PNP4+p/3S1S3/L1BGKG3 b 2N4Pgs3p 67",
+    "ln1g3n1/1r1sgk3/pp3p1sl/2p5p/3p1+b3/1PP4RP/P1SP3pL/1B1S5/LN1GK1GN1 w 6p 72",
+    "ln7/1r3s3/pp1+Bsp3/2p4k1/3P1Pp+rp/P1P5P/1PBnSS3/4K1G2/L2G1G1+pL w G2P2nl3p 78",
+    "l2g1p1g1/1r1sk4/ppnpp4/8+R/6P2/3P4P/PPP6/1B2SG3/L+bG1K4 w S5Ps3n2l2p 82",
+)
+
+
+def test_reducing_checks_and_losing_captures_shrinks_the_tree():
+    def total_nodes():
+        total = 0
+        for sfen in CHECK_RICH:
+            s = Searcher()
+            s.set_hash(16)
+            total += s.search(Position(sfen), depth=8).nodes
+        return total
+    tree.set_search_parameter("PruneChecks", 0)
+    without = total_nodes()
+    tree.set_search_parameter("PruneChecks", 1)
+    assert total_nodes() < without
