@@ -75,10 +75,11 @@ cdef inline void history_update(History* h, int side, int m, int key, int prev1,
 
 cdef inline void history_cutoff(History* h, int side, int m, int key, int prev1, int prev2,
                                 int ply, int depth, const int* tried, const int* tried_keys,
-                                int n_tried) noexcept nogil:
+                                int n_tried, int scale=1) noexcept nogil:
     """Quiet move m refuted the position: it becomes a killer and the counter move of
-    prev1, its statistics rise and those of the quiet moves tried before it fall."""
-    cdef int bonus = depth * depth if depth < 17 else 289
+    prev1, its statistics rise and those of the quiet moves tried before it fall (by
+    scale x depth^2, depth at most 17)."""
+    cdef int bonus = scale * (depth * depth if depth < 17 else 289)
     cdef int i
     history_update(h, side, m, key, prev1, prev2, bonus)
     for i in range(n_tried):

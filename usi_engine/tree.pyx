@@ -59,6 +59,7 @@ cdef int PRUNE_CHECKS         # checks and losing captures like quiet moves: 1 r
                               # 2 move-count pruned (quiet checks), 4 SEE-pruned
 cdef int RFP_DEPTH            # reverse futility up to this depth
 cdef int QS_MATE1_PLIES       # quiescence plies (from its first) that test for a mate in one
+cdef int HISTORY_BONUS_SCALE  # a cut-off's history bonus is this x depth^2
 cdef enum:
     SEE_PRUNE_MARGIN = 200    # per ply: captures and checks losing more are pruned (PruneChecks)
 
@@ -78,6 +79,7 @@ TUNABLES = (
     ("PruneChecks", 1, 0, 7),
     ("RfpDepth", 5, 0, 12),
     ("QsMate1Plies", 16, 0, 16),
+    ("HistoryBonusScale", 1, 1, 16),
 )
 
 #: TUNABLES that switch a technique (or pick among variants) rather than set a margin:
@@ -97,7 +99,7 @@ cdef void _init_reductions() noexcept nogil:
                 LMR_BASE_CENTI / 100.0 + log(d) * log(m) * 100.0 / LMR_DIVISOR_CENTI)
 
 
-cdef int* _TUNED[14]             # the global behind each of TUNABLES, in its order
+cdef int* _TUNED[15]             # the global behind each of TUNABLES, in its order
 
 
 cdef void _point_tuned() noexcept nogil:
@@ -115,11 +117,12 @@ cdef void _point_tuned() noexcept nogil:
     _TUNED[11] = &PRUNE_CHECKS
     _TUNED[12] = &RFP_DEPTH
     _TUNED[13] = &QS_MATE1_PLIES
+    _TUNED[14] = &HISTORY_BONUS_SCALE
 
 
 _point_tuned()
 _TUNED_INDEX = {spec[0]: i for i, spec in enumerate(TUNABLES)}
-assert len(TUNABLES) == len(_TUNED_INDEX) == 14
+assert len(TUNABLES) == len(_TUNED_INDEX) == 15
 
 
 def set_search_parameter(name: str, value: int) -> None:
@@ -492,7 +495,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
                 if v >= beta:
                     if quiet:
                         history_cutoff(&c.hist, p.side, m, mkey, prev1, prev2, ply, depth,
-                                       quiets_tried, quiet_keys, n_quiets)
+                                       quiets_tried, quiet_keys, n_quiets, HISTORY_BONUS_SCALE)
                     break
         if quiet and n_quiets < 64:
             quiets_tried[n_quiets] = m
