@@ -59,7 +59,8 @@ cdef int PRUNE_CHECKS         # checks and losing captures like quiet moves: 1 r
                               # 2 move-count pruned (quiet checks), 4 SEE-pruned
 cdef int RFP_DEPTH            # reverse futility up to this depth
 cdef int QS_MATE1_PLIES       # quiescence plies (from its first) that test for a mate in one
-cdef int HISTORY_BONUS_SCALE  # a cut-off's history bonus is this x depth^2
+cdef int HISTORY_BONUS_SCALE  # a cut-off's history bonus is this x depth^2 (4: +5 [-43,
+                              # +53] in 200 games at 100 ms; stays 1)
 cdef enum:
     SEE_PRUNE_MARGIN = 200    # per ply: captures and checks losing more are pruned (PruneChecks)
 
