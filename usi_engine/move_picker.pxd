@@ -130,7 +130,8 @@ cdef inline void picker_init(MovePicker* mp, const Context* c, int tt_move, int 
                              bint all_at_once) noexcept nogil:
     """Start picking at this node; all_at_once at the root (whose list the caller
     fills) and in check."""
-    mp.tt_move = tt_move if tt_move and is_legal(&c.pos, tt_move) else 0
+    # (the root searches its own list in order, the TT move included)
+    mp.tt_move = tt_move if ply > 0 and tt_move and is_legal(&c.pos, tt_move) else 0
     mp.stage = STAGE_TT
     mp.cur = mp.n = mp.n_captures = mp.bad_start = mp.n_special = 0
     mp.ply = ply
@@ -145,6 +146,18 @@ cdef inline bint _handed_out(const MovePicker* mp, int m) noexcept nogil:
         if mp.special[k] == m:
             return True
     return False
+
+
+cdef inline int _pick_from(MovePicker* mp, int end, bint by_key) noexcept nogil:
+    """The next move of moves[cur:end] not handed out yet (best key first with by_key,
+    else in list order), or 0 when the range is spent."""
+    cdef int m
+    while mp.cur < end:
+        m = pick_best(mp.moves, mp.scores, mp.cur, end) if by_key else mp.moves[mp.cur]
+        mp.cur += 1
+        if not _handed_out(mp, m):
+            return m
+    return 0
 
 
 cdef inline int _next_special(MovePicker* mp, Context* c) noexcept nogil:
@@ -171,7 +184,7 @@ cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
     while True:
         if mp.stage == STAGE_TT:
             mp.stage = STAGE_ALL_INIT if mp.all_at_once else STAGE_CAPTURES_INIT
-            if mp.tt_move and mp.ply > 0:
+            if mp.tt_move:
                 return mp.tt_move
         elif mp.stage == STAGE_CAPTURES_INIT:
             mp.n = mp.n_captures = generate(&c.pos, mp.moves, GEN_CAPTURES)
@@ -205,21 +218,15 @@ cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
             mp.cur = mp.n_captures
             mp.stage = STAGE_QUIETS
         elif mp.stage == STAGE_QUIETS:
-            if mp.cur < mp.n:
-                m = pick_best(mp.moves, mp.scores, mp.cur, mp.n)
-                mp.cur += 1
-                if not _handed_out(mp, m):
-                    return m
-                continue
+            m = _pick_from(mp, mp.n, True)
+            if m:
+                return m
             mp.cur = mp.bad_start
             mp.stage = STAGE_BAD_CAPTURES
         elif mp.stage == STAGE_BAD_CAPTURES:
-            if mp.cur < mp.n_captures:
-                m = pick_best(mp.moves, mp.scores, mp.cur, mp.n_captures)
-                mp.cur += 1
-                if m != mp.tt_move:
-                    return m
-                continue
+            m = _pick_from(mp, mp.n_captures, True)
+            if m:
+                return m
             mp.stage = STAGE_DONE
         elif mp.stage == STAGE_ALL_INIT:
             if mp.ply > 0:
@@ -228,13 +235,10 @@ cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
             mp.cur = 0
             mp.stage = STAGE_ALL
         elif mp.stage == STAGE_ALL:
-            if mp.cur < mp.n:
-                # (the root keeps the order of its list, which the last iteration sorted)
-                m = pick_best(mp.moves, mp.scores, mp.cur, mp.n) if mp.ply else mp.moves[mp.cur]
-                mp.cur += 1
-                if m != mp.tt_move or mp.ply == 0:
-                    return m
-                continue
+            # (the root keeps the order of its list, which the last iteration sorted)
+            m = _pick_from(mp, mp.n, mp.ply > 0)
+            if m:
+                return m
             mp.stage = STAGE_DONE
         else:
             return 0

@@ -458,14 +458,16 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         # Elo [+54, +154] in 200 games at 100 ms.  Not kept, as they searched more nodes
         # to depth 9: reducing good captures too, reducing evasions, reducing from depth
         # 2, and pruning quiet moves whose SEE loses 50 x (reduced depth)^2.
-        reducible = quiet and not check_given
-        if PRUNE_CHECKS & 1 and not reducible and depth >= 3:
-            reducible = quiet or not see_ge(p, m, 0)
-        if depth >= 3 and searched >= 1 + 2 * pv_node and reducible and not checked:
-            reduction = (_late_move_reduction(c, m, depth, searched, ply, pv_node, improving)
-                         - check_given + cut_node * CUT_NODE_REDUCTION)
-            if reduction > new_depth - 1:
-                reduction = new_depth - 1
+        if depth >= 3 and searched >= 1 + 2 * pv_node and not checked:
+            reducible = quiet and not check_given
+            if PRUNE_CHECKS & 1 and not reducible:
+                reducible = quiet or not see_ge(p, m, 0)    # (SEE only for late moves)
+            if reducible:
+                reduction = (_late_move_reduction(c, m, depth, searched, ply, pv_node,
+                                                  improving)
+                             - check_given + cut_node * CUT_NODE_REDUCTION)
+                if reduction > new_depth - 1:
+                    reduction = new_depth - 1
         mkey = move_key(p, m)
         c.move_keys[ply] = mkey
         play_move(c, m, ply)
