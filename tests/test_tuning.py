@@ -110,3 +110,27 @@ def test_reducing_checks_and_losing_captures_shrinks_the_tree():
     without = total_nodes()
     tree.set_search_parameter("PruneChecks", 1)
     assert total_nodes() < without
+
+
+def quiet_runs(order):
+    """The history scores of the quiet moves in the order they were handed out."""
+    return [score for _move, score in order if score is not None]
+
+
+@pytest.mark.parametrize("sfen", CHECK_RICH)
+def test_presorted_quiets_are_every_move_once_best_first_down_to_the_limit(sfen):
+    position = Position(sfen)
+    picked = tree._picker_sequence(position, 0, False)
+    presorted = tree._picker_sequence(position, -2000, True)
+    assert sorted(m for m, _ in presorted) == sorted(m for m, _ in picked) == sorted(
+        position.legal_moves())
+    scores = quiet_runs(presorted)
+    above = [s for s in scores if s >= -2000]
+    assert scores[:len(above)] == sorted(above, reverse=True)
+    assert scores[len(above):] and all(s < -2000 for s in scores[len(above):])
+
+
+@pytest.mark.parametrize("sfen", CHECK_RICH)
+def test_picking_the_best_each_time_hands_out_quiets_best_first(sfen):
+    scores = quiet_runs(tree._picker_sequence(Position(sfen), 0, False))
+    assert scores == sorted(scores, reverse=True)

@@ -44,6 +44,8 @@ cdef struct MovePicker:
     int n_special
     int ply
     bint all_at_once
+    bint presort                # quiets sorted once (partial insertion sort), else picked
+    int quiet_limit             # presort: quiets scoring below this stay unsorted
 
 
 cdef inline int captured_type(const Pos* p, int m) noexcept nogil:
@@ -126,16 +128,44 @@ cdef inline int pick_best(int* moves, int* scores, int start, int n) noexcept no
     return moves[start]
 
 
+cdef inline void partial_insertion_sort(int* moves, int* scores, int begin, int end,
+                                       int limit) noexcept nogil:
+    """Sort moves[begin:end] by descending score (stably), but only those scoring at
+    least `limit`: the rest follow them, in no particular order.  Linear in the
+    unsorted moves, where picking the best each time costs the whole remaining list
+    per move handed out (15% of the search's time on middle-game positions)."""
+    cdef int sorted_end = begin
+    cdef int i, q, tm, ts
+    for i in range(begin + 1, end):
+        if scores[i] >= limit:
+            ts = scores[i]
+            tm = moves[i]
+            sorted_end += 1
+            scores[i] = scores[sorted_end]
+            moves[i] = moves[sorted_end]
+            q = sorted_end
+            while q > begin and scores[q - 1] < ts:
+                scores[q] = scores[q - 1]
+                moves[q] = moves[q - 1]
+                q -= 1
+            scores[q] = ts
+            moves[q] = tm
+
+
 cdef inline void picker_init(MovePicker* mp, const Context* c, int tt_move, int ply,
-                             bint all_at_once) noexcept nogil:
+                             bint all_at_once, int quiet_limit=0,
+                             bint presort=False) noexcept nogil:
     """Start picking at this node; all_at_once at the root (whose list the caller
-    fills) and in check."""
+    fills) and in check.  With presort the quiet moves are sorted once, those with a
+    history score below quiet_limit left unsorted after the rest."""
     # (the root searches its own list in order, the TT move included)
     mp.tt_move = tt_move if ply > 0 and tt_move and is_legal(&c.pos, tt_move) else 0
     mp.stage = STAGE_TT
     mp.cur = mp.n = mp.n_captures = mp.bad_start = mp.n_special = 0
     mp.ply = ply
     mp.all_at_once = all_at_once
+    mp.presort = presort
+    mp.quiet_limit = quiet_limit
 
 
 cdef inline bint _handed_out(const MovePicker* mp, int m) noexcept nogil:
@@ -215,10 +245,13 @@ cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
             for k in range(mp.n_captures, mp.n):
                 mp.scores[k] = quiet_score(&c.hist, c.pos.side, mp.moves[k],
                                            move_key(&c.pos, mp.moves[k]), prev1, prev2)
+            if mp.presort:
+                partial_insertion_sort(mp.moves, mp.scores, mp.n_captures, mp.n,
+                                       mp.quiet_limit)
             mp.cur = mp.n_captures
             mp.stage = STAGE_QUIETS
         elif mp.stage == STAGE_QUIETS:
-            m = _pick_from(mp, mp.n, True)
+            m = _pick_from(mp, mp.n, not mp.presort)
             if m:
                 return m
             mp.cur = mp.bad_start

@@ -20,7 +20,7 @@ from libc.math cimport log
 
 from usi_engine.types cimport *
 from usi_engine.bitboard cimport *
-from usi_engine.position cimport (Pos, in_check, pieces, position_key, pos_do_move, pos_undo_move,
+from usi_engine.position cimport (Pos, Position, in_check, pieces, position_key, pos_do_move, pos_undo_move,
                                   pos_do_null, pos_undo_null, pos_repetition,
                                   pos_declaration_win, pos_copy, pos_free, pos_reserve,
                                   REPETITION_DRAW, REPETITION_WIN, REPETITION_LOSE)
@@ -61,6 +61,12 @@ cdef int RFP_DEPTH            # reverse futility up to this depth
 cdef int QS_MATE1_PLIES       # quiescence plies (from its first) that test for a mate in one
 cdef int HISTORY_BONUS_SCALE  # a cut-off's history bonus is this x depth^2 (4: +5 [-43,
                               # +53] in 200 games at 100 ms; stays 1)
+cdef int QS_MATE1_AFTER_STAND_PAT  # quiescence looks for a mate in one only below beta
+cdef int NULL_MIN_DEPTH       # null move from this depth
+cdef int NULL_EVAL_DIVISOR    # null move: one more ply of reduction per this much static
+                              # score above beta, three at most (0: none)
+cdef int QUIET_SORT_LIMIT     # quiet moves sorted once, those below -this x depth left
+                              # unsorted (0: the best picked from the rest each time)
 cdef enum:
     SEE_PRUNE_MARGIN = 200    # per ply: captures and checks losing more are pruned (PruneChecks)
 
@@ -81,11 +87,16 @@ TUNABLES = (
     ("RfpDepth", 5, 0, 12),
     ("QsMate1Plies", 16, 0, 16),
     ("HistoryBonusScale", 1, 1, 16),
+    ("QuietSortLimit", 0, 0, 100000),
+    ("QsMate1AfterStandPat", 0, 0, 1),
+    ("NullMinDepth", 3, 1, 8),
+    ("NullEvalDivisor", 0, 0, 1000),
 )
 
 #: TUNABLES that switch a technique (or pick among variants) rather than set a margin:
 #: measured by matches one at a time, left out of SPSA runs.
-SWITCHES = frozenset({"CorrHist", "CutNodeReduction", "PruneChecks", "QsMate1Plies"})
+SWITCHES = frozenset({"CorrHist", "CutNodeReduction", "PruneChecks", "QsMate1Plies",
+                      "QuietSortLimit", "QsMate1AfterStandPat"})
 
 # Late-move reductions grow with the log of the depth and of the move number (as in
 # Stockfish-family searches): in shogi the quiet tail, drops included, is long.
@@ -100,7 +111,7 @@ cdef void _init_reductions() noexcept nogil:
                 LMR_BASE_CENTI / 100.0 + log(d) * log(m) * 100.0 / LMR_DIVISOR_CENTI)
 
 
-cdef int* _TUNED[15]             # the global behind each of TUNABLES, in its order
+cdef int* _TUNED[19]             # the global behind each of TUNABLES, in its order
 
 
 cdef void _point_tuned() noexcept nogil:
@@ -119,11 +130,15 @@ cdef void _point_tuned() noexcept nogil:
     _TUNED[12] = &RFP_DEPTH
     _TUNED[13] = &QS_MATE1_PLIES
     _TUNED[14] = &HISTORY_BONUS_SCALE
+    _TUNED[15] = &QUIET_SORT_LIMIT
+    _TUNED[16] = &QS_MATE1_AFTER_STAND_PAT
+    _TUNED[17] = &NULL_MIN_DEPTH
+    _TUNED[18] = &NULL_EVAL_DIVISOR
 
 
 _point_tuned()
 _TUNED_INDEX = {spec[0]: i for i, spec in enumerate(TUNABLES)}
-assert len(TUNABLES) == len(_TUNED_INDEX) == 15
+assert len(TUNABLES) == len(_TUNED_INDEX) == 19
 
 
 def set_search_parameter(name: str, value: int) -> None:
@@ -274,6 +289,10 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
         best = -VALUE_INFINITE
         stand_pat = -VALUE_INFINITE
     else:
+        raw_eval = static_value(c, ply)
+        stand_pat = corrected_value(c, raw_eval)
+        if QS_MATE1_AFTER_STAND_PAT and (stand_pat >= beta or qply >= QSEARCH_MAX_PLIES):
+            return stand_pat        # (a mate would fail high too: no need to look)
         if not found and qply < QS_MATE1_PLIES:
             # a mate in one, which standing pat would not see (drops mate often); a
             # table hit has been through this test already.  Kept: +12 Elo [-35, +60]
@@ -286,11 +305,8 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
                 c.pv[ply][0] = m
                 c.pv_length[ply] = 1
                 # (with the static score: the main search takes it from the table)
-                tt_store(c.tt, e, key, value_to_tt(v, ply), BOUND_EXACT, 0, m,
-                         static_value(c, ply))
+                tt_store(c.tt, e, key, value_to_tt(v, ply), BOUND_EXACT, 0, m, raw_eval)
                 return v
-        raw_eval = static_value(c, ply)
-        stand_pat = corrected_value(c, raw_eval)
         if stand_pat >= beta or qply >= QSEARCH_MAX_PLIES:
             return stand_pat
         if stand_pat > alpha:
@@ -404,8 +420,11 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         if depth <= RFP_DEPTH and static_eval - RFP_MARGIN * depth >= beta:
             return static_eval
         # null move: if passing still beats beta, a real move will too
-        if null_ok and depth >= 3 and static_eval >= beta:
+        if null_ok and depth >= NULL_MIN_DEPTH and static_eval >= beta:
             reduction = 3 + depth // 4
+            if NULL_EVAL_DIVISOR:
+                # more the further the static score stands above beta
+                reduction += min((static_eval - beta) // NULL_EVAL_DIVISOR, 3)
             c.move_keys[ply] = NO_PIECE_TO
             play_null(c, ply)
             v = -search(c, depth - 1 - reduction, -beta, -beta + 1, ply + 1, False, False, False)
@@ -434,7 +453,8 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
             return v
     prev1 = c.move_keys[ply - 1] if ply >= 1 else NO_PIECE_TO
     prev2 = c.move_keys[ply - 2] if ply >= 2 else NO_PIECE_TO
-    picker_init(&mp, c, tt_move, ply, ply == 0 or checked)
+    picker_init(&mp, c, tt_move, ply, ply == 0 or checked, -QUIET_SORT_LIMIT * depth,
+                QUIET_SORT_LIMIT > 0)
     if ply == 0:
         mp.n = root_moves_into(c, mp.moves)
     best = -VALUE_INFINITE
@@ -710,3 +730,38 @@ cdef int prepare_helper(Context* h, const Context* main) noexcept nogil:
     ctl_clear_stop(&h.ctl)
     ctl_start(&h.ctl, 0, False)
     return 0
+
+
+def _picker_sequence(position, int quiet_limit, bint presort, int seed=1):
+    """Test hook: the moves of `position` (not in check) in the order the staged
+    picker hands them out at an interior node with no TT move, after a butterfly
+    history filled from `seed`, with the history score of each quiet move (None for
+    the others)."""
+    cdef Position pp = position
+    cdef Context* c = new_context()
+    cdef MovePicker mp
+    cdef int m, side, f, t
+    cdef uint64_t x = <uint64_t>seed * 0x9E3779B97F4A7C15ULL + 1
+    if c == NULL:
+        raise MemoryError()
+    try:
+        if pos_copy(&c.pos, &pp.pos) != 0:
+            raise MemoryError()
+        for side in range(2):
+            for f in range(88):
+                for t in range(81):
+                    x ^= x << 13; x ^= x >> 7; x ^= x << 17
+                    c.hist.butterfly[side][f][t] = <int>(x % 20001) - 10000
+        c.move_keys[0] = NO_PIECE_TO
+        picker_init(&mp, c, 0, 1, False, quiet_limit, presort)
+        order = []
+        while True:
+            m = next_move(&mp, c)
+            if m == 0:
+                break
+            order.append((m, quiet_score(&c.hist, c.pos.side, m, move_key(&c.pos, m),
+                                         NO_PIECE_TO, NO_PIECE_TO)
+                          if is_quiet(&c.pos, m) else None))
+        return order
+    finally:
+        free_context(c)
