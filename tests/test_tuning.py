@@ -104,7 +104,7 @@ def test_reducing_checks_and_losing_captures_shrinks_the_tree():
         for sfen in CHECK_RICH:
             s = Searcher()
             s.set_hash(16)
-            total += s.search(Position(sfen), depth=8).nodes
+            total += s.search(Position(sfen), depth=9).nodes
         return total
     tree.set_search_parameter("PruneChecks", 0)
     without = total_nodes()

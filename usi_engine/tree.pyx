@@ -66,7 +66,9 @@ cdef int NULL_MIN_DEPTH       # null move from this depth
 cdef int NULL_EVAL_DIVISOR    # null move: one more ply of reduction per this much static
                               # score above beta, three at most (0: none)
 cdef int QUIET_SORT_LIMIT     # quiet moves sorted once, those below -this x depth left
-                              # unsorted (0: the best picked from the rest each time)
+                              # unsorted (0: the best picked from the rest each time):
+                              # 2000 against 0, +26 Elo [-22, +75] in 200 games at 100 ms,
+                              # 20% less CPU a node on middle-game positions
 cdef enum:
     SEE_PRUNE_MARGIN = 200    # per ply: captures and checks losing more are pruned (PruneChecks)
 
@@ -87,7 +89,7 @@ TUNABLES = (
     ("RfpDepth", 5, 0, 12),
     ("QsMate1Plies", 16, 0, 16),
     ("HistoryBonusScale", 1, 1, 16),
-    ("QuietSortLimit", 0, 0, 100000),
+    ("QuietSortLimit", 2000, 0, 100000),
     ("QsMate1AfterStandPat", 0, 0, 1),
     ("NullMinDepth", 3, 1, 8),
     ("NullEvalDivisor", 0, 0, 1000),
