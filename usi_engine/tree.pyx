@@ -61,7 +61,9 @@ cdef int RFP_DEPTH            # reverse futility up to this depth
 cdef int QS_MATE1_PLIES       # quiescence plies (from its first) that test for a mate in one
 cdef int HISTORY_BONUS_SCALE  # a cut-off's history bonus is this x depth^2 (4: +5 [-43,
                               # +53] in 200 games at 100 ms; stays 1)
-cdef int QS_MATE1_AFTER_STAND_PAT  # quiescence looks for a mate in one only below beta
+cdef int QS_MATE1_AFTER_STAND_PAT  # quiescence looks for a mate in one only below beta:
+                              # +111 Elo [+63, +164] in 200 games at 100 ms against looking
+                              # before standing pat; 26% less CPU to depth 11
 cdef int NULL_MIN_DEPTH       # null move from this depth
 cdef int NULL_EVAL_DIVISOR    # null move: one more ply of reduction per this much static
                               # score above beta, three at most (0: none)
@@ -90,7 +92,7 @@ TUNABLES = (
     ("QsMate1Plies", 16, 0, 16),
     ("HistoryBonusScale", 1, 1, 16),
     ("QuietSortLimit", 2000, 0, 100000),
-    ("QsMate1AfterStandPat", 0, 0, 1),
+    ("QsMate1AfterStandPat", 1, 0, 1),
     ("NullMinDepth", 3, 1, 8),
     ("NullEvalDivisor", 0, 0, 1000),
 )
