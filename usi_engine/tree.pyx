@@ -66,7 +66,8 @@ cdef int QS_MATE1_AFTER_STAND_PAT  # quiescence looks for a mate in one only bel
                               # before standing pat; 26% less CPU to depth 11
 cdef int NULL_MIN_DEPTH       # null move from this depth
 cdef int NULL_EVAL_DIVISOR    # null move: one more ply of reduction per this much static
-                              # score above beta, three at most (0: none)
+                              # score above beta, three at most (0: none); 200 against 0:
+                              # +65 Elo [+18, +114] in 200 games at 100 ms
 cdef int RAZOR_MARGIN         # razoring: static score this far below alpha x depth^2, to
                               # depth 3, is settled by quiescence (0: off)
 cdef int QUIET_SORT_LIMIT     # quiet moves sorted once, those below -this x depth left
@@ -96,7 +97,7 @@ TUNABLES = (
     ("QuietSortLimit", 2000, 0, 100000),
     ("QsMate1AfterStandPat", 1, 0, 1),
     ("NullMinDepth", 3, 1, 8),
-    ("NullEvalDivisor", 0, 0, 1000),
+    ("NullEvalDivisor", 200, 0, 1000),
     ("RazorMargin", 0, 0, 1000),
 )
 
