@@ -2,10 +2,12 @@
 """The tree search: principal variation search and quiescence on one thread's Context.
 
 Everything here is C without the GIL, in one module so that the hot calls inline:
-move ordering (the staged picker of move_picker.pxd), pruning (reverse futility,
-null move, move-count and futility pruning near the leaves), late-move reductions
-from a log table (quiet moves, checks and losing captures), a mate-in-one test at interior and quiescence nodes
-the table has not seen, a static score corrected by what searches found for the same
+move ordering (the staged picker of move_picker.pxd, quiet moves sorted once), pruning
+(reverse futility, null move reduced more the further the static score stands above
+beta, move-count and futility pruning near the leaves), late-move reductions
+from a log table (quiet moves, checks and losing captures), a mate-in-one test at
+interior nodes the table has not seen and at quiescence nodes whose stand-pat score
+is below beta, a static score corrected by what searches found for the same
 pawns and hands (correction history), quiescence on
 captures and pawn promotions (all evasions in check) with SEE pruning, mate scores
 in plies, and the game rules (repetition, declaration, move limit) as terminal
