@@ -106,9 +106,11 @@ TUNABLES = (
 )
 
 #: TUNABLES that switch a technique (or pick among variants) rather than set a margin:
-#: measured by matches one at a time, left out of SPSA runs.
+#: measured by matches one at a time, left out of SPSA runs.  A margin whose 0 means
+#: "off" is one too: SPSA's first step from 0 would switch the technique on.
 SWITCHES = frozenset({"CorrHist", "CutNodeReduction", "PruneChecks", "QsMate1Plies",
-                      "QuietSortLimit", "QsMate1AfterStandPat"})
+                      "QuietSortLimit", "QsMate1AfterStandPat", "ProbCutMargin",
+                      "RazorMargin"})
 
 # Late-move reductions grow with the log of the depth and of the move number (as in
 # Stockfish-family searches): in shogi the quiet tail, drops included, is long.
