@@ -9,7 +9,8 @@ from a log table (quiet moves, checks and losing captures), a mate-in-one test a
 interior nodes the table has not seen and at quiescence nodes whose stand-pat score
 is below beta, a static score corrected by what searches found for the same
 pawns and hands (correction history), quiescence on
-captures and pawn promotions (all evasions in check) with SEE pruning, mate scores
+captures and pawn promotions with SEE pruning (after two, recaptures and promotions
+only; in check every evasion until one saves the king, then two quiet ones), mate scores
 in plies, and the game rules (repetition, declaration, move limit) as terminal
 values.  `iterate` runs one aspiration-window iteration at the root; `helper_search`
 is the iterative deepening of a lazy-SMP helper thread.  The Searcher (search.pyx)
