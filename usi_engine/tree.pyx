@@ -391,14 +391,7 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
     return best
 
 
-# Tried and not kept (bench/ab_match.py, 40,000 nodes a move, learned evaluation):
-# internal iterative reduction (no TT move: PV nodes 2 plies, expected cut nodes
-# from depth 8 one ply) with one more LMR ply at expected cut nodes: 7% more nodes
-# to depth 11 on the bench, -27 Elo [-78, +23] in 181 games.
-# Singular extension (TT move extended one ply when every other move fails low at half
-# depth against its table score less 2 per ply; multi-cut at non-PV nodes; at most
-# current depth / 4 extension plies a line): 3.1x the nodes to depth 11 on the bench
-# (25.1 M against 8.1 M) and -7 Elo [-55, +41] in 200 games at 100 ms byoyomi.
+# (Techniques tried and not kept, with their match results: README.md, "Figures".)
 cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_node,
                 bint null_ok, bint cut_node) noexcept nogil:
     cdef Pos* p = &c.pos
@@ -636,16 +629,9 @@ cdef inline bint _prune_move(Context* c, int m, bint quiet, bint check_given, in
     static score to alpha on the depth left after their late-move reduction.
     Captures are never pruned here.
 
-    Kept (bench/ab_match.py, 40,000 nodes a move, learned evaluation): this rule
-    against the one before it (move count (3 + depth^2)(1 + improving) to depth 5,
-    futility on the full depth to 3): +30 Elo [-9, +70] in 300 games.  Tried and not
-    kept (100 ms byoyomi, hand-set evaluation): that bundled with SEE pruning of
-    losing captures and quiet moves, history pruning and a null-move reduction
-    growing with the margin: -27 Elo [-88, +33] in 118 games.  PruneChecks bits 2 and
-    4 (quiet checks move-count pruned, checks and captures losing over 200 per ply
-    SEE-pruned to depth 8) together with bit 1 (checks and losing captures reduced)
-    scored +2 [-47, +50] in 200 games at 100 ms, where bit 1 alone scored +102
-    [+54, +154]: they stay off."""
+    PruneChecks bits 2 and 4 add quiet checks to the move-count rule and SEE-prune
+    checks and captures losing over 200 per ply to depth 8 (README.md has the
+    matches behind each rule)."""
     cdef int lmr_depth
     if (quiet and depth <= 7 and searched >= (3 + depth * depth) // (2 - improving)
             and (not check_given or PRUNE_CHECKS & 2)):
