@@ -162,3 +162,12 @@ def test_the_quiescence_limits_keep_a_short_tsume_mate():
     s = Searcher()
     s.set_hash(16)
     assert s.search(Position(MATE_IN_3_TSUME), depth=5).score_mate == 3
+
+
+@pytest.mark.parametrize("name, value", [("RfpImproving", 1), ("CaptureFutility", 200),
+                                         ("RazorMargin", 300), ("ProbCutMargin", 200)])
+def test_a_technique_left_off_changes_the_tree_when_switched_on(name, value):
+    assert DEFAULTS[name] == 0
+    before = nodes_to_depth(7)
+    tree.set_search_parameter(name, value)
+    assert nodes_to_depth(7) != before

@@ -59,8 +59,9 @@ cdef int PROBCUT_MARGIN       # ProbCut: beta plus this, to be beaten at reduced
 cdef int CUT_NODE_REDUCTION   # extra LMR plies at an expected cut node (2: +17 [-30, +66]
                               # in 200 games at 100 ms; off)
 cdef int PRUNE_CHECKS         # checks and losing captures like quiet moves: 1 reduced (LMR),
-                              # 2 move-count pruned (quiet checks), 4 SEE-pruned (3 against
-                              # 1: -21 Elo [-69, +26] in 200 games at 100 ms; stays 1)
+                              # 2 move-count pruned (quiet checks), 4 SEE-pruned (against
+                              # 1 in 200 games at 100 ms, 3: -21 Elo [-69, +26], 5: +0
+                              # [-48, +48]; stays 1)
 cdef int RFP_DEPTH            # reverse futility up to this depth
 cdef int QS_MATE1_PLIES       # quiescence plies (from its first) that test for a mate in one
 cdef int HISTORY_BONUS_SCALE  # a cut-off's history bonus is this x depth^2 (4: +5 [-43,
@@ -86,6 +87,11 @@ cdef int QS_MOVE_COUNT        # quiescence (not in check) skips captures after t
 cdef int QS_EVASION_LIMIT     # quiescence in check, once not mated: at most this many
                               # quiet evasions (0: all); with QsMoveCount 2, 2 and 2
                               # against 0 and 0: +30 Elo [-18, +78] in 200 games at 100 ms
+cdef int RFP_IMPROVING        # reverse futility a ply's margin less while improving
+                              # (1 against 0: -7 Elo [-55, +41] in 200 games at 100 ms; off)
+cdef int CAPTURE_FUTILITY     # a capture (not a check) to depth 6 whose victim cannot lift
+                              # the static score within this x (depth + 1) of alpha is
+                              # pruned (0: never)
 cdef enum:
     SEE_PRUNE_MARGIN = 200    # per ply: captures and checks losing more are pruned (PruneChecks)
 
@@ -114,6 +120,8 @@ TUNABLES = (
     ("QsRecapturePly", 0, 0, 16),
     ("QsMoveCount", 2, 0, 64),
     ("QsEvasionLimit", 2, 0, 64),
+    ("RfpImproving", 0, 0, 1),
+    ("CaptureFutility", 0, 0, 1000),
 )
 
 #: TUNABLES that switch a technique (or pick among variants) rather than set a margin:
@@ -121,7 +129,8 @@ TUNABLES = (
 #: "off" is one too: SPSA's first step from 0 would switch the technique on.
 SWITCHES = frozenset({"CorrHist", "CutNodeReduction", "PruneChecks", "QsMate1Plies",
                       "QuietSortLimit", "QsMate1AfterStandPat", "ProbCutMargin",
-                      "RazorMargin", "QsRecapturePly", "QsMoveCount", "QsEvasionLimit"})
+                      "RazorMargin", "QsRecapturePly", "QsMoveCount", "QsEvasionLimit",
+                      "RfpImproving", "CaptureFutility"})
 
 # Late-move reductions grow with the log of the depth and of the move number (as in
 # Stockfish-family searches): in shogi the quiet tail, drops included, is long.
@@ -136,7 +145,7 @@ cdef void _init_reductions() noexcept nogil:
                 LMR_BASE_CENTI / 100.0 + log(d) * log(m) * 100.0 / LMR_DIVISOR_CENTI)
 
 
-cdef int* _TUNED[23]             # the global behind each of TUNABLES, in its order
+cdef int* _TUNED[25]             # the global behind each of TUNABLES, in its order
 
 
 cdef void _point_tuned() noexcept nogil:
@@ -163,11 +172,13 @@ cdef void _point_tuned() noexcept nogil:
     _TUNED[20] = &QS_RECAPTURE_PLY
     _TUNED[21] = &QS_MOVE_COUNT
     _TUNED[22] = &QS_EVASION_LIMIT
+    _TUNED[23] = &RFP_IMPROVING
+    _TUNED[24] = &CAPTURE_FUTILITY
 
 
 _point_tuned()
 _TUNED_INDEX = {spec[0]: i for i, spec in enumerate(TUNABLES)}
-assert len(TUNABLES) == len(_TUNED_INDEX) == 23
+assert len(TUNABLES) == len(_TUNED_INDEX) == 25
 
 
 def set_search_parameter(name: str, value: int) -> None:
@@ -459,7 +470,8 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         # reverse futility: far above beta near the leaves (to depth 8 instead of 5:
         # 1.6x less CPU to depth 10 on middle-game positions, -11 [-72, +50] in 127
         # games at 100 ms, stopped; not kept)
-        if depth <= RFP_DEPTH and static_eval - RFP_MARGIN * depth >= beta:
+        if (depth <= RFP_DEPTH
+                and static_eval - RFP_MARGIN * (depth - (<int>improving if RFP_IMPROVING else 0)) >= beta):
             return static_eval
         # null move: if passing still beats beta, a real move will too
         if null_ok and depth >= NULL_MIN_DEPTH and static_eval >= beta:
@@ -627,7 +639,7 @@ cdef inline bint _prune_move(Context* c, int m, bint quiet, bint check_given, in
     (3 + depth^2) / 2 moves to depth 7, twice as many while the static score improves
     (drops make the quiet tail of the list very long), and those that cannot lift the
     static score to alpha on the depth left after their late-move reduction.
-    Captures are never pruned here.
+    Captures are pruned only with CaptureFutility.
 
     PruneChecks bits 2 and 4 add quiet checks to the move-count rule and SEE-prune
     checks and captures losing over 200 per ply to depth 8 (README.md has the
@@ -636,6 +648,10 @@ cdef inline bint _prune_move(Context* c, int m, bint quiet, bint check_given, in
     if (quiet and depth <= 7 and searched >= (3 + depth * depth) // (2 - improving)
             and (not check_given or PRUNE_CHECKS & 2)):
         return True
+    if (CAPTURE_FUTILITY and not quiet and not check_given and depth <= 6
+            and static_eval + CAPTURE_FUTILITY * (depth + 1)
+            + piece_value(captured_type(&c.pos, m)) <= alpha):
+        return True     # even winning its victim leaves this capture far below alpha
     if not quiet or check_given:
         # (with PruneChecks) a capture or check that loses material beyond a margin
         return PRUNE_CHECKS & 4 and depth <= 8 and not see_ge(&c.pos, m, -SEE_PRUNE_MARGIN * depth)
