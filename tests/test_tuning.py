@@ -4,7 +4,7 @@ import io
 
 import pytest
 
-from usi_engine import tree, tuning
+from usi_engine import search, tree, tuning
 from usi_engine.position import Position
 from usi_engine.search import Searcher
 from usi_engine.usi import UsiEngine
@@ -121,8 +121,8 @@ def quiet_runs(order):
 @pytest.mark.parametrize("sfen", CHECK_RICH)
 def test_presorted_quiets_are_every_move_once_best_first_down_to_the_limit(sfen):
     position = Position(sfen)
-    picked = tree._picker_sequence(position, 0, False)
-    presorted = tree._picker_sequence(position, -2000, True)
+    picked = search._picker_sequence(position, 0, False)
+    presorted = search._picker_sequence(position, -2000, True)
     assert sorted(m for m, _ in presorted) == sorted(m for m, _ in picked) == sorted(
         position.legal_moves())
     scores = quiet_runs(presorted)
@@ -133,7 +133,7 @@ def test_presorted_quiets_are_every_move_once_best_first_down_to_the_limit(sfen)
 
 @pytest.mark.parametrize("sfen", CHECK_RICH)
 def test_picking_the_best_each_time_hands_out_quiets_best_first(sfen):
-    scores = quiet_runs(tree._picker_sequence(Position(sfen), 0, False))
+    scores = quiet_runs(search._picker_sequence(Position(sfen), 0, False))
     assert scores == sorted(scores, reverse=True)
 
 

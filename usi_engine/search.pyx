@@ -34,6 +34,8 @@ from usi_engine.tree cimport (MAX_PLY, MAX_ROOT_MOVES, VALUE_INFINITE, VALUE_MAT
                               VALUE_MATE_IN_MAX_PLY, NO_DEADLINE, RootMove, Context, iterate,
                               helper_search, new_context, free_context, forget_history,
                               prepare_helper)
+from usi_engine.history cimport NO_PIECE_TO, quiet_score
+from usi_engine.move_picker cimport MovePicker, picker_init, next_move, is_quiet, move_key
 
 
 cdef void _report_progress(void* owner) noexcept with gil:
@@ -515,3 +517,38 @@ cdef int _filter_moves(int* moves, int n, set allowed):
             moves[k] = moves[i]
             k += 1
     return k
+
+
+def _picker_sequence(position, int quiet_limit, bint presort, int seed=1):
+    """Test hook: the moves of `position` (not in check) in the order the staged
+    picker hands them out at an interior node with no TT move, after a butterfly
+    history filled from `seed`, with the history score of each quiet move (None for
+    the others)."""
+    cdef Position pp = position
+    cdef Context* c = new_context()
+    cdef MovePicker mp
+    cdef int m, side, f, t
+    cdef uint64_t x = <uint64_t>seed * 0x9E3779B97F4A7C15ULL + 1
+    if c == NULL:
+        raise MemoryError()
+    try:
+        if pos_copy(&c.pos, &pp.pos) != 0:
+            raise MemoryError()
+        for side in range(2):
+            for f in range(88):
+                for t in range(81):
+                    x ^= x << 13; x ^= x >> 7; x ^= x << 17
+                    c.hist.butterfly[side][f][t] = <int>(x % 20001) - 10000
+        c.move_keys[0] = NO_PIECE_TO
+        picker_init(&mp, c, 0, 1, False, quiet_limit, presort)
+        order = []
+        while True:
+            m = next_move(&mp, c)
+            if m == 0:
+                break
+            order.append((m, quiet_score(&c.hist, c.pos.side, m, move_key(&c.pos, m),
+                                         NO_PIECE_TO, NO_PIECE_TO)
+                          if is_quiet(&c.pos, m) else None))
+        return order
+    finally:
+        free_context(c)
