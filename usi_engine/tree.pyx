@@ -91,7 +91,8 @@ cdef int RFP_IMPROVING        # reverse futility a ply's margin less while impro
                               # (1 against 0: -7 Elo [-55, +41] in 200 games at 100 ms; off)
 cdef int CAPTURE_FUTILITY     # a capture (not a check) to depth 6 whose victim cannot lift
                               # the static score within this x (depth + 1) of alpha is
-                              # pruned (0: never)
+                              # pruned (0: never; 200 against 0: -10 Elo [-59, +38] in
+                              # 200 games at 100 ms)
 cdef enum:
     SEE_PRUNE_MARGIN = 200    # per ply: captures and checks losing more are pruned (PruneChecks)
 
