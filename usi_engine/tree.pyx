@@ -23,7 +23,8 @@ from libc.math cimport log
 
 from usi_engine.types cimport *
 from usi_engine.bitboard cimport *
-from usi_engine.position cimport (Pos, Position, in_check, pieces, state, position_key, pos_do_move, pos_undo_move,
+from usi_engine.position cimport (Pos, Position, in_check, pieces, state, position_key,
+                                  pos_do_move, pos_undo_move,
                                   pos_do_null, pos_undo_null, pos_repetition,
                                   pos_declaration_win, pos_copy, pos_free, pos_reserve,
                                   REPETITION_DRAW, REPETITION_WIN, REPETITION_LOSE)
@@ -471,8 +472,8 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         # reverse futility: far above beta near the leaves (to depth 8 instead of 5:
         # 1.6x less CPU to depth 10 on middle-game positions, -11 [-72, +50] in 127
         # games at 100 ms, stopped; not kept)
-        if (depth <= RFP_DEPTH
-                and static_eval - RFP_MARGIN * (depth - (<int>improving if RFP_IMPROVING else 0)) >= beta):
+        if (depth <= RFP_DEPTH and static_eval - RFP_MARGIN * (
+                depth - (<int>improving if RFP_IMPROVING else 0)) >= beta):
             return static_eval
         # null move: if passing still beats beta, a real move will too
         if null_ok and depth >= NULL_MIN_DEPTH and static_eval >= beta:
