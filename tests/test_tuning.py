@@ -165,7 +165,8 @@ def test_the_quiescence_limits_keep_a_short_tsume_mate():
 
 
 @pytest.mark.parametrize("name, value", [("RfpImproving", 1), ("CaptureFutility", 200),
-                                         ("RazorMargin", 300), ("ProbCutMargin", 200)])
+                                         ("RazorMargin", 300), ("ProbCutMargin", 200),
+                                         ("IirDepth", 4), ("TtEval", 1)])
 def test_a_technique_left_off_changes_the_tree_when_switched_on(name, value):
     assert DEFAULTS[name] == 0
     before = nodes_to_depth(7)

@@ -94,6 +94,10 @@ cdef int CAPTURE_FUTILITY     # a capture (not a check) to depth 6 whose victim 
                               # the static score within this x (depth + 1) of alpha is
                               # pruned (0: never; 200 against 0: -10 Elo [-59, +38] in
                               # 200 games at 100 ms)
+cdef int IIR_DEPTH            # from this depth (0: never), a PV or cut node without a table
+                              # move is searched a ply shallower
+cdef int TT_EVAL              # node pruning reads the table's value where its bound says
+                              # it is a better guess than the static score (0: off)
 cdef enum:
     SEE_PRUNE_MARGIN = 200    # per ply: captures and checks losing more are pruned (PruneChecks)
 
@@ -124,6 +128,8 @@ TUNABLES = (
     ("QsEvasionLimit", 2, 0, 64),
     ("RfpImproving", 0, 0, 1),
     ("CaptureFutility", 0, 0, 1000),
+    ("IirDepth", 0, 0, 20),
+    ("TtEval", 0, 0, 1),
 )
 
 #: TUNABLES that switch a technique (or pick among variants) rather than set a margin:
@@ -132,7 +138,7 @@ TUNABLES = (
 SWITCHES = frozenset({"CorrHist", "CutNodeReduction", "PruneChecks", "QsMate1Plies",
                       "QuietSortLimit", "QsMate1AfterStandPat", "ProbCutMargin",
                       "RazorMargin", "QsRecapturePly", "QsMoveCount", "QsEvasionLimit",
-                      "RfpImproving", "CaptureFutility"})
+                      "RfpImproving", "CaptureFutility", "IirDepth", "TtEval"})
 
 # Late-move reductions grow with the log of the depth and of the move number (as in
 # Stockfish-family searches): in shogi the quiet tail, drops included, is long.
@@ -147,7 +153,7 @@ cdef void _init_reductions() noexcept nogil:
                 LMR_BASE_CENTI / 100.0 + log(d) * log(m) * 100.0 / LMR_DIVISOR_CENTI)
 
 
-cdef int* _TUNED[25]             # the global behind each of TUNABLES, in its order
+cdef int* _TUNED[27]             # the global behind each of TUNABLES, in its order
 
 
 cdef void _point_tuned() noexcept nogil:
@@ -176,11 +182,13 @@ cdef void _point_tuned() noexcept nogil:
     _TUNED[22] = &QS_EVASION_LIMIT
     _TUNED[23] = &RFP_IMPROVING
     _TUNED[24] = &CAPTURE_FUTILITY
+    _TUNED[25] = &IIR_DEPTH
+    _TUNED[26] = &TT_EVAL
 
 
 _point_tuned()
 _TUNED_INDEX = {spec[0]: i for i, spec in enumerate(TUNABLES)}
-assert len(TUNABLES) == len(_TUNED_INDEX) == 25
+assert len(TUNABLES) == len(_TUNED_INDEX) == 27
 
 
 def set_search_parameter(name: str, value: int) -> None:
@@ -414,7 +422,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     cdef int prev1, prev2, mkey
     cdef int n_quiets = 0
     cdef int m, v, best, best_move = 0, tt_move = 0, tt_value = VALUE_NONE, handed_out
-    cdef int static_eval, raw_eval, new_depth, reduction, searched = 0, bound
+    cdef int static_eval, raw_eval, new_depth, reduction, searched = 0, bound, node_eval
     cdef int old_alpha = alpha
     cdef bint checked, found, done, quiet, check_given, improving, reducible
     cdef TTEntry* e
@@ -461,26 +469,30 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     # improving: the static score rose since our previous move (or cannot be compared)
     improving = not checked and (ply < 2 or c.static_evals[ply - 2] == -VALUE_INFINITE
                                  or static_eval > c.static_evals[ply - 2])
+    node_eval = static_eval
+    if TT_EVAL and found and not checked and tt_value != VALUE_NONE and (
+            te.gen_bound & (BOUND_LOWER if tt_value > static_eval else BOUND_UPPER)):
+        node_eval = tt_value
 
     if not pv_node and not checked and is_mate_score(beta) == 0:
         # razoring: far below alpha near the leaves, only a capture could help
         if (RAZOR_MARGIN and depth <= 3 and ply
-                and static_eval + RAZOR_MARGIN * depth * depth < alpha):
+                and node_eval + RAZOR_MARGIN * depth * depth < alpha):
             v = qsearch(c, alpha, alpha + 1, ply, 0)
             if v <= alpha:
                 return v
         # reverse futility: far above beta near the leaves (to depth 8 instead of 5:
         # 1.6x less CPU to depth 10 on middle-game positions, -11 [-72, +50] in 127
         # games at 100 ms, stopped; not kept)
-        if (depth <= RFP_DEPTH and static_eval - RFP_MARGIN * (
+        if (depth <= RFP_DEPTH and node_eval - RFP_MARGIN * (
                 depth - (<int>improving if RFP_IMPROVING else 0)) >= beta):
-            return static_eval
+            return node_eval
         # null move: if passing still beats beta, a real move will too
-        if null_ok and depth >= NULL_MIN_DEPTH and static_eval >= beta:
+        if null_ok and depth >= NULL_MIN_DEPTH and node_eval >= beta:
             reduction = 3 + depth // 4
             if NULL_EVAL_DIVISOR:
                 # more the further the static score stands above beta
-                reduction += min((static_eval - beta) // NULL_EVAL_DIVISOR, 3)
+                reduction += min((node_eval - beta) // NULL_EVAL_DIVISOR, 3)
             c.move_keys[ply] = NO_PIECE_TO
             play_null(c, ply)
             v = -search(c, depth - 1 - reduction, -beta, -beta + 1, ply + 1, False, False, False)
@@ -497,6 +509,8 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
             if v != VALUE_NONE:
                 return v
 
+    if IIR_DEPTH and depth >= IIR_DEPTH and tt_move == 0 and (pv_node or cut_node):
+        depth -= 1      # no table move: a cheaper search first (internal iterative reduction)
     if ply and not checked and depth >= MATE1_MIN_DEPTH and not found:
         # a mate in one ends the search of this node with its exact value (a table hit
         # has been through this test already: 11% less time to depth 10 on the bench)
