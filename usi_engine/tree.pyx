@@ -47,6 +47,7 @@ init_tables()
 # Search parameters tuned by games (bench/spsa_tune.py runs SPSA over them through
 # USI options that exist only when USI_ENGINE_TUNE is set, so a GUI never lists them).
 # Each is a C global read by the search; TUNABLES holds every default, once.
+# (README.md, "Figures", has the match behind each value.)
 cdef int RFP_MARGIN           # reverse futility: static score this far above beta, per ply
 cdef int FUTILITY_BASE        # futility of a quiet move at reduced depth 0 ...
 cdef int FUTILITY_PER_DEPTH   # ... and per ply of reduced depth beyond it
@@ -57,43 +58,30 @@ cdef int ASPIRATION_DELTA     # first half-width of the aspiration window
 cdef int QS_DELTA_MARGIN      # quiescence: skip a capture that cannot lift us this near alpha
 cdef int CORR_HIST            # correction history on (1) or off (0)
 cdef int PROBCUT_MARGIN       # ProbCut: beta plus this, to be beaten at reduced depth (0: off)
-cdef int CUT_NODE_REDUCTION   # extra LMR plies at an expected cut node (2: +17 [-30, +66]
-                              # in 200 games at 100 ms; off)
+cdef int CUT_NODE_REDUCTION   # extra LMR plies at an expected cut node
 cdef int PRUNE_CHECKS         # checks and losing captures like quiet moves: 1 reduced (LMR),
-                              # 2 move-count pruned (quiet checks), 4 SEE-pruned (against
-                              # 1 in 200 games at 100 ms, 3: -21 Elo [-69, +26], 5: +0
-                              # [-48, +48]; stays 1)
+                              # 2 move-count pruned (quiet checks), 4 SEE-pruned
 cdef int RFP_DEPTH            # reverse futility up to this depth
 cdef int QS_MATE1_PLIES       # quiescence plies (from its first) that test for a mate in one
-cdef int HISTORY_BONUS_SCALE  # a cut-off's history bonus is this x depth^2 (4: +5 [-43,
-                              # +53] in 200 games at 100 ms; stays 1)
-cdef int QS_MATE1_AFTER_STAND_PAT  # quiescence looks for a mate in one only below beta:
-                              # +111 Elo [+63, +164] in 200 games at 100 ms against looking
-                              # before standing pat; 26% less CPU to depth 11
+cdef int HISTORY_BONUS_SCALE  # a cut-off's history bonus is this x depth^2
+cdef int QS_MATE1_AFTER_STAND_PAT  # quiescence looks for a mate in one only below beta
 cdef int NULL_MIN_DEPTH       # null move from this depth
 cdef int NULL_EVAL_DIVISOR    # null move: one more ply of reduction per this much static
-                              # score above beta, three at most (0: none); 200 against 0:
-                              # +65 Elo [+18, +114] in 200 games at 100 ms
+                              # score above beta, three at most (0: none)
 cdef int RAZOR_MARGIN         # razoring: static score this far below alpha x depth^2, to
-                              # depth 3, is settled by quiescence (0: off; 300 against 0:
-                              # -24 Elo [-73, +23] in 200 games at 100 ms)
+                              # depth 3, is settled by quiescence (0: off)
 cdef int QUIET_SORT_LIMIT     # quiet moves sorted once, those below -this x depth left
-                              # unsorted (0: the best picked from the rest each time):
-                              # 2000 against 0, +26 Elo [-22, +75] in 200 games at 100 ms,
-                              # 20% less CPU a node on middle-game positions
+                              # unsorted (0: the best picked from the rest each time)
 cdef int QS_RECAPTURE_PLY     # quiescence from this ply on (0: never) searches only
                               # captures on the square of the previous move
 cdef int QS_MOVE_COUNT        # quiescence (not in check) skips captures after this many,
                               # recaptures and promotions excepted (0: none skipped)
 cdef int QS_EVASION_LIMIT     # quiescence in check, once not mated: at most this many
-                              # quiet evasions (0: all); with QsMoveCount 2, 2 and 2
-                              # against 0 and 0: +30 Elo [-18, +78] in 200 games at 100 ms
+                              # quiet evasions (0: all)
 cdef int RFP_IMPROVING        # reverse futility a ply's margin less while improving
-                              # (1 against 0: -7 Elo [-55, +41] in 200 games at 100 ms; off)
 cdef int CAPTURE_FUTILITY     # a capture (not a check) to depth 6 whose victim cannot lift
                               # the static score within this x (depth + 1) of alpha is
-                              # pruned (0: never; 200 against 0: -10 Elo [-59, +38] in
-                              # 200 games at 100 ms)
+                              # pruned (0: never)
 cdef int IIR_DEPTH            # from this depth (0: never), a PV or cut node without a table
                               # move is searched a ply shallower
 cdef int TT_EVAL              # node pruning reads the table's value where its bound says
