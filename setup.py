@@ -8,7 +8,7 @@ import os
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-MODULES = ["position", "movegen", "tt", "evaluate", "kp", "tree", "search",
+MODULES = ["position", "movegen", "tt", "evaluate", "kp", "tree", "workers", "search",
            "mate_table", "mate_dfpn", "mate_line", "mate", "packed"]
 
 compile_args = ["-O3", "-fno-strict-aliasing"]

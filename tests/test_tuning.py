@@ -157,7 +157,7 @@ def test_each_quiescence_limit_shrinks_the_quiescence_trees(name, value):
 
 
 def test_the_quiescence_limits_keep_a_short_tsume_mate():
-    for name in ("QsRecapturePly", "QsMoveCount", "QsEvasionLimit"):
+    for name in ("QsRecapturePly", "QsMoveCount", "QsEvasionLimit", "QsChecks"):
         tree.set_search_parameter(name, 1)
     s = Searcher()
     s.set_hash(16)
@@ -166,7 +166,7 @@ def test_the_quiescence_limits_keep_a_short_tsume_mate():
 
 @pytest.mark.parametrize("name, value", [("RfpImproving", 1), ("CaptureFutility", 200),
                                          ("RazorMargin", 300), ("ProbCutMargin", 200),
-                                         ("IirDepth", 4), ("TtEval", 1)])
+                                         ("IirDepth", 4), ("TtEval", 1), ("QsChecks", 2)])
 def test_a_technique_left_off_changes_the_tree_when_switched_on(name, value):
     assert DEFAULTS[name] == 0
     before = nodes_to_depth(7)

@@ -31,9 +31,9 @@ from usi_engine.control cimport (ctl_stop, ctl_clear_stop, ctl_start, ctl_deadli
                                  ctl_raise_pending, ctl_elapsed_ms)
 from usi_engine.kp cimport kp_active_weights
 from usi_engine.tree cimport (MAX_PLY, MAX_ROOT_MOVES, VALUE_INFINITE, VALUE_MATE,
-                              VALUE_MATE_IN_MAX_PLY, NO_DEADLINE, RootMove, Context, iterate,
-                              helper_search, new_context, free_context, forget_history,
-                              prepare_helper)
+                              VALUE_MATE_IN_MAX_PLY, NO_DEADLINE, RootMove, Context, iterate)
+from usi_engine.workers cimport (helper_search, new_context, free_context, forget_history,
+                                 prepare_helper)
 from usi_engine.history cimport NO_PIECE_TO, quiet_score
 from usi_engine.move_picker cimport MovePicker, picker_init, next_move, is_quiet, move_key
 

@@ -78,11 +78,6 @@ cdef inline int value_from_tt(int v, int ply) noexcept nogil:
 
 
 cdef void iterate(Context* c, int depth, int multipv) noexcept nogil
-cdef void helper_search(Context* c, int index, int max_depth) noexcept nogil
-cdef Context* new_context() noexcept nogil
-cdef void free_context(Context* c) noexcept nogil
-cdef void forget_history(Context* c) noexcept nogil
-cdef int prepare_helper(Context* h, const Context* main) noexcept nogil
 
 
 cdef inline bint is_mate_score(int v) noexcept nogil:

@@ -12,9 +12,9 @@ pawns and hands (correction history), quiescence on
 captures and pawn promotions with SEE pruning (after two, recaptures and promotions
 only; in check every evasion until one saves the king, then two quiet ones), mate scores
 in plies, and the game rules (repetition, declaration, move limit) as terminal
-values.  `iterate` runs one aspiration-window iteration at the root; `helper_search`
-is the iterative deepening of a lazy-SMP helper thread.  The Searcher (search.pyx)
-owns the contexts and drives both.
+values.  `iterate` runs one aspiration-window iteration at the root; workers.pyx
+holds the contexts' lifetime and the lazy-SMP helpers' iterative deepening, and the
+Searcher (search.pyx) drives both.
 """
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport calloc, free
@@ -28,8 +28,8 @@ from usi_engine.position cimport (Pos, Position, in_check, pieces, state, positi
                                   pos_do_null, pos_undo_null, pos_repetition,
                                   pos_declaration_win, pos_copy, pos_free, pos_reserve,
                                   REPETITION_DRAW, REPETITION_WIN, REPETITION_LOSE)
-from usi_engine.movegen cimport (GEN_LEGAL, GEN_CAPTURES, generate, gives_check, is_legal,
-                                 mate_in_one)
+from usi_engine.movegen cimport (GEN_LEGAL, GEN_CAPTURES, GEN_CHECKS, generate, gives_check,
+                                 is_legal, mate_in_one)
 from usi_engine.evaluate cimport evaluate, piece_value
 from usi_engine.kp cimport KPAcc, kp_refresh, kp_update, kp_value
 from usi_engine.see cimport see_ge, see_value
@@ -85,6 +85,8 @@ cdef int CAPTURE_FUTILITY     # a capture (not a check) to depth 6 whose victim 
                               # pruned (0: never)
 cdef int IIR_DEPTH            # from this depth (0: never), a PV or cut node without a table
                               # move is searched a ply shallower
+cdef int QS_CHECKS            # quiescence's first ply: at most this many quiet checks that
+                              # do not lose material, after the captures (0: none)
 cdef int TT_EVAL              # node pruning reads the table's value where its bound says
                               # it is a better guess than the static score (0: off)
 cdef enum:
@@ -119,6 +121,7 @@ TUNABLES = (
     ("CaptureFutility", 0, 0, 1000),
     ("IirDepth", 0, 0, 20),
     ("TtEval", 0, 0, 1),
+    ("QsChecks", 0, 0, 16),
 )
 
 #: TUNABLES that switch a technique (or pick among variants) rather than set a margin:
@@ -127,7 +130,7 @@ TUNABLES = (
 SWITCHES = frozenset({"CorrHist", "CutNodeReduction", "PruneChecks", "QsMate1Plies",
                       "QuietSortLimit", "QsMate1AfterStandPat", "ProbCutMargin",
                       "RazorMargin", "QsRecapturePly", "QsMoveCount", "QsEvasionLimit",
-                      "RfpImproving", "CaptureFutility", "IirDepth", "TtEval"})
+                      "RfpImproving", "CaptureFutility", "IirDepth", "TtEval", "QsChecks"})
 
 # Late-move reductions grow with the log of the depth and of the move number (as in
 # Stockfish-family searches): in shogi the quiet tail, drops included, is long.
@@ -142,7 +145,7 @@ cdef void _init_reductions() noexcept nogil:
                 LMR_BASE_CENTI / 100.0 + log(d) * log(m) * 100.0 / LMR_DIVISOR_CENTI)
 
 
-cdef int* _TUNED[27]             # the global behind each of TUNABLES, in its order
+cdef int* _TUNED[28]             # the global behind each of TUNABLES, in its order
 
 
 cdef void _point_tuned() noexcept nogil:
@@ -173,11 +176,12 @@ cdef void _point_tuned() noexcept nogil:
     _TUNED[24] = &CAPTURE_FUTILITY
     _TUNED[25] = &IIR_DEPTH
     _TUNED[26] = &TT_EVAL
+    _TUNED[27] = &QS_CHECKS
 
 
 _point_tuned()
 _TUNED_INDEX = {spec[0]: i for i, spec in enumerate(TUNABLES)}
-assert len(TUNABLES) == len(_TUNED_INDEX) == 27
+assert len(TUNABLES) == len(_TUNED_INDEX) == 28
 
 
 def set_search_parameter(name: str, value: int) -> None:
@@ -290,12 +294,24 @@ cdef inline void play_null(Context* c, int ply) noexcept nogil:
     c.kp_acc[ply + 1] = c.kp_acc[ply]
 
 
+cdef int _append_quiet_checks(Pos* p, int* moves) noexcept nogil:
+    """Write the legal quiet moves (drops included) that give check to moves; their count."""
+    cdef int checks[MAX_MOVES]
+    cdef int n = generate(p, checks, GEN_CHECKS)
+    cdef int i, k = 0
+    for i in range(n):
+        if is_quiet(p, checks[i]):
+            moves[k] = checks[i]
+            k += 1
+    return k
+
+
 cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept nogil:
     cdef Pos* p = &c.pos
     cdef int moves[MAX_MOVES]
     cdef int scores[MAX_MOVES]
     cdef int n, i, m, v, best, stand_pat, victim, last, prev_sq
-    cdef int tried = 0, quiet_evasions = 0
+    cdef int tried = 0, quiet_evasions = 0, checks_tried = 0
     cdef int raw_eval = 0
     cdef bint checked = in_check(p)
     cdef bint found
@@ -353,6 +369,8 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
             alpha = stand_pat
         best = stand_pat
         n = generate(p, moves, GEN_CAPTURES)
+        if QS_CHECKS and qply == 0:
+            n += _append_quiet_checks(p, moves + n)
     # quiescence tests SEE only on the moves it gets to (most are cut off first)
     score_moves(c, moves, scores, n, tt_move, ply, False)
     last = state(p).move
@@ -364,6 +382,12 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
                 if quiet_evasions >= QS_EVASION_LIMIT:
                     continue
                 quiet_evasions += 1
+        elif QS_CHECKS and is_quiet(p, m):
+            # a quiet check (they follow the captures): not delta-pruned, as the attack
+            # may win more than a piece, but never one that loses material
+            if checks_tried >= QS_CHECKS or not see_ge(p, m, 0):
+                continue
+            checks_tried += 1
         else:
             if move_to(m) != prev_sq:
                 if QS_RECAPTURE_PLY and qply >= QS_RECAPTURE_PLY:
@@ -376,7 +400,8 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
             if victim == EMPTY and moved_type(p, m) != PAWN:
                 continue
             # delta pruning: even winning the piece cannot lift us to alpha
-            if stand_pat + piece_value(victim) + QS_DELTA_MARGIN < alpha and not move_is_promotion(m):
+            if (stand_pat + piece_value(victim) + QS_DELTA_MARGIN < alpha
+                    and not move_is_promotion(m)):
                 continue
             # a capture that gives up more than it wins
             if not see_ge(p, m, 0):
@@ -670,7 +695,8 @@ cdef inline bint _prune_move(Context* c, int m, bint quiet, bint check_given, in
         # (with PruneChecks) a capture or check that loses material beyond a margin
         return PRUNE_CHECKS & 4 and depth <= 8 and not see_ge(&c.pos, m, -SEE_PRUNE_MARGIN * depth)
     # futility on the depth the move would be searched at after its reduction
-    lmr_depth = depth - 1 - LMR_TABLE[depth if depth < 64 else 63][searched + 1 if searched < 63 else 63]
+    lmr_depth = depth - 1 - LMR_TABLE[depth if depth < 64 else 63][
+        searched + 1 if searched < 63 else 63]
     if lmr_depth < 0:
         lmr_depth = 0
     return lmr_depth <= 6 and static_eval + FUTILITY_BASE + FUTILITY_PER_DEPTH * lmr_depth <= alpha
@@ -722,76 +748,3 @@ cdef void iterate(Context* c, int depth, int multipv) noexcept nogil:
                 break
             delta += delta // 2 + 20
         sort_root_moves(c, 0)
-
-
-# Lazy SMP: helper threads search the same root on their own position, history and
-# stack, sharing only the transposition table; they skip some depths (so that threads
-# spread over depths) and are stopped when the main thread is done.
-cdef int SKIP_SIZE[20]
-cdef int SKIP_PHASE[20]
-SKIP_SIZE[:] = [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4]
-SKIP_PHASE[:] = [0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7]
-
-
-cdef void helper_search(Context* c, int index, int max_depth) noexcept nogil:
-    """Iterative deepening of helper thread `index` (1..) until stopped or max_depth."""
-    cdef int d, k = (index - 1) % 20
-    c.completed_depth = 0
-    for d in range(1, max_depth + 1):
-        if d > 1 and ((d + SKIP_PHASE[k]) // SKIP_SIZE[k]) % 2:
-            continue
-        c.current_depth = d
-        iterate(c, d, 1)
-        if c.ctl.aborted:
-            return
-        c.completed_depth = d
-        memcpy(&c.best_line, &c.root_moves[0], sizeof(RootMove))
-        if is_mate_score(c.best_line.score) and mate_plies(c.best_line.score) <= d:
-            return
-
-
-cdef Context* new_context() noexcept nogil:
-    cdef Context* c = <Context*>calloc(1, sizeof(Context))
-    if c == NULL:
-        return NULL
-    c.root_moves = <RootMove*>calloc(MAX_ROOT_MOVES, sizeof(RootMove))
-    if c.root_moves == NULL:
-        free(c)
-        return NULL
-    return c
-
-
-cdef void free_context(Context* c) noexcept nogil:
-    if c != NULL:
-        pos_free(&c.pos)
-        free(c.root_moves)
-        free(c)
-
-
-cdef void forget_history(Context* c) noexcept nogil:
-    history_clear(&c.hist)
-
-
-cdef int prepare_helper(Context* h, const Context* main) noexcept nogil:
-    """Give helper h the main context's root, root moves, table and rules; its own
-    stop flag (cleared), no deadline (the main thread stops it), no reports."""
-    if pos_copy(&h.pos, &main.pos) != 0 or not pos_reserve(&h.pos, MAX_PLY + 16):
-        return -1
-    h.root_count = main.root_count
-    memcpy(h.root_moves, main.root_moves, main.root_count * sizeof(RootMove))
-    h.tt = main.tt
-    h.kp_weights = main.kp_weights
-    h.root_sp = main.root_sp
-    h.max_game_ply = main.max_game_ply
-    h.entering_king_rule = main.entering_king_rule
-    h.seldepth = 0
-    h.pv_index = 0
-    h.completed_depth = 0
-    h.best_line.score = -VALUE_INFINITE
-    h.ctl.report = NULL
-    h.ctl.owner = NULL
-    h.ctl.hard_deadline = 0
-    h.ctl.soft_deadline = 0
-    ctl_clear_stop(&h.ctl)
-    ctl_start(&h.ctl, 0, False)
-    return 0
