@@ -166,9 +166,9 @@ def test_the_quiescence_limits_keep_a_short_tsume_mate():
 
 @pytest.mark.parametrize("name, value", [("RfpImproving", 1), ("CaptureFutility", 200),
                                          ("RazorMargin", 300), ("ProbCutMargin", 200),
-                                         ("IirDepth", 4), ("TtEval", 1), ("QsChecks", 2)])
-def test_a_technique_left_off_changes_the_tree_when_switched_on(name, value):
-    assert DEFAULTS[name] == 0
+                                         ("TtEval", 1), ("QsChecks", 2), ("IirDepth", 0)])
+def test_each_technique_switched_from_its_default_changes_the_tree(name, value):
+    assert DEFAULTS[name] != value
     before = nodes_to_depth(7)
     tree.set_search_parameter(name, value)
     assert nodes_to_depth(7) != before

@@ -4,7 +4,8 @@
 Everything here is C without the GIL, in one module so that the hot calls inline:
 move ordering (the staged picker of move_picker.pxd, quiet moves sorted once), pruning
 (reverse futility, null move reduced more the further the static score stands above
-beta, move-count and futility pruning near the leaves), late-move reductions
+beta, move-count and futility pruning near the leaves), a ply less for a PV or cut
+node without a table move (internal iterative reduction), late-move reductions
 from a log table (quiet moves, checks and losing captures), a mate-in-one test at
 interior nodes the table has not seen and at quiescence nodes whose stand-pat score
 is below beta, a static score corrected by what searches found for the same
@@ -119,7 +120,7 @@ TUNABLES = (
     ("QsEvasionLimit", 2, 0, 64),
     ("RfpImproving", 0, 0, 1),
     ("CaptureFutility", 0, 0, 1000),
-    ("IirDepth", 0, 0, 20),
+    ("IirDepth", 4, 0, 20),
     ("TtEval", 0, 0, 1),
     ("QsChecks", 0, 0, 16),
 )
