@@ -1,7 +1,6 @@
 # Move-ordering statistics of one search thread: killers, the butterfly history (by
 # side, origin and destination), counter moves and continuation histories (a quiet
-# move scored by the move one and two plies before it) and the capture history (a
-# capture scored by the moving piece, its destination and its victim), all inline.
+# move scored by the move one and two plies before it), all inline.
 from libc.stdint cimport int16_t
 from libc.string cimport memset
 
@@ -22,7 +21,6 @@ cdef struct History:
     int butterfly[2][88][81]
     int counter[PIECE_TO]                 # the reply that refuted a (piece, to) last
     int16_t cont[PIECE_TO][PIECE_TO]      # [previous piece-to][this move's piece-to]
-    int16_t capture[PIECE_TO][16]         # [capture's piece-to][victim's piece type]
     int16_t corr_pawn[2][CORR_SIZE]       # static-score error by pawn placement ...
     int16_t corr_hand[2][CORR_SIZE]       # ... and by the pieces in both hands
 
@@ -91,16 +89,3 @@ cdef inline void history_cutoff(History* h, int side, int m, int key, int prev1,
         h.killers[ply][0] = m
     if prev1 >= 0:
         h.counter[prev1] = m
-
-
-cdef inline void capture_history_cutoff(History* h, int m_key, int m_victim,
-                                        const int* tried_keys, const int* tried_victims,
-                                        int n_tried, int depth) noexcept nogil:
-    """A move refuted the position: the captures tried before it fall (by depth^2, depth
-    at most 17) and, when it is a capture itself (m_key >= 0), it rises."""
-    cdef int bonus = depth * depth if depth < 17 else 289
-    cdef int i
-    if m_key >= 0:
-        _gravity16(&h.capture[m_key][m_victim], bonus)
-    for i in range(n_tried):
-        _gravity16(&h.capture[tried_keys[i]][tried_victims[i]], -bonus)

@@ -73,17 +73,16 @@ cdef inline int move_key(const Pos* p, int m) noexcept nogil:
     return piece_to(pt, move_to(m))
 
 
-cdef inline int capture_key(const Pos* p, const History* h, int m, bint by_see) noexcept nogil:
+cdef inline int capture_key(const Pos* p, int m, bint by_see) noexcept nogil:
     """Order key of a capture or promotion: most valuable victim (and promotion gain),
-    least valuable attacker, then its capture history (a quarter of it: at most about
-    two pawns of victim); with by_see, those that lose material below every quiet
+    least valuable attacker; with by_see, those that lose material below every quiet
     move."""
     cdef int victim = captured_type(p, m)
     cdef int mover = moved_type(p, m)
     cdef int gain = see_value(victim)
     if move_is_promotion(m):
         gain += see_value(mover + PROMOTED) - see_value(mover)
-    return (16 * gain - see_value(mover) // 8 + h.capture[move_key(p, m)][victim] // 4
+    return (16 * gain - see_value(mover) // 8
             + (KEY_GOOD_CAPTURE if not by_see or see_ge(p, m, 0) else KEY_BAD_CAPTURE))
 
 
@@ -105,7 +104,7 @@ cdef inline void score_moves(Context* c, const int* moves, int* scores, int n, i
         if m == tt_move:
             scores[i] = KEY_TT
         elif not is_quiet(p, m):
-            scores[i] = capture_key(p, &c.hist, m, sort_by_see)
+            scores[i] = capture_key(p, m, sort_by_see)
         elif m == c.hist.killers[ply][0]:
             scores[i] = KEY_KILLER + 2
         elif m == c.hist.killers[ply][1]:
@@ -220,7 +219,7 @@ cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
         elif mp.stage == STAGE_CAPTURES_INIT:
             mp.n = mp.n_captures = generate(&c.pos, mp.moves, GEN_CAPTURES)
             for k in range(mp.n):
-                mp.scores[k] = capture_key(&c.pos, &c.hist, mp.moves[k], True)
+                mp.scores[k] = capture_key(&c.pos, mp.moves[k], True)
             mp.cur = 0
             mp.stage = STAGE_GOOD_CAPTURES
         elif mp.stage == STAGE_GOOD_CAPTURES:

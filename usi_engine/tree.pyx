@@ -35,8 +35,7 @@ from usi_engine.evaluate cimport evaluate, piece_value
 from usi_engine.kp cimport KPAcc, kp_refresh, kp_update, kp_value
 from usi_engine.see cimport see_ge, see_value
 from usi_engine.history cimport (History, NO_PIECE_TO, CORR_BITS, CORR_LIMIT, piece_to,
-                                 history_clear, quiet_score, history_cutoff, correction_update,
-                                 capture_history_cutoff)
+                                 history_clear, quiet_score, history_cutoff, correction_update)
 from usi_engine.tt cimport (TT, TTEntry, BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT,
                             tt_probe, tt_store, tt_prefetch)
 from usi_engine.control cimport Control, ctl_count, ctl_clear_stop, ctl_start
@@ -434,9 +433,6 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     cdef MovePicker mp
     cdef int quiets_tried[64]
     cdef int quiet_keys[64]
-    cdef int capture_keys[32]
-    cdef int capture_victims[32]
-    cdef int n_captures = 0
     cdef int prev1, prev2, mkey
     cdef int n_quiets = 0
     cdef int m, v, best, best_move = 0, tt_move = 0, tt_value = VALUE_NONE, handed_out
@@ -607,17 +603,11 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
                     if quiet:
                         history_cutoff(&c.hist, p.side, m, mkey, prev1, prev2, ply, depth,
                                        quiets_tried, quiet_keys, n_quiets, HISTORY_BONUS_SCALE)
-                    capture_history_cutoff(&c.hist, -1 if quiet else mkey, captured_type(p, m),
-                                           capture_keys, capture_victims, n_captures, depth)
                     break
         if quiet and n_quiets < 64:
             quiets_tried[n_quiets] = m
             quiet_keys[n_quiets] = mkey
             n_quiets += 1
-        elif not quiet and n_captures < 32:
-            capture_keys[n_captures] = mkey
-            capture_victims[n_captures] = captured_type(p, m)
-            n_captures += 1
 
     if handed_out == 0:
         return mated_in(ply)      # no legal move: lost, in check or not
