@@ -3,6 +3,8 @@ with the score and its 95% interval printed side by side at the end.
 
     # a frozen copy of the build to compare against (any commit):
     python bench/ab_match.py --freeze /tmp/base          # copies usi_engine/ + a launcher
+    # or of a past commit, built in a scratch git worktree (e.g. the build before #13):
+    python bench/ab_match.py --freeze /tmp/old --commit 4841eb5
     # ... change the code, rebuild, then:
     python bench/ab_match.py --new ./bench/engine.sh --base /tmp/base/engine.sh \\
         --games 200 --byoyomi 100 --run-dir /tmp/ab1
@@ -25,6 +27,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,18 +38,40 @@ cd "{dir}" && PYTHONPATH="{dir}" exec "{python}" -m usi_engine "$@"
 """
 
 
-def freeze(target: Path) -> Path:
-    """Copy the built package (with its compiled modules) and a launcher to target."""
-    if not list((ROOT / "usi_engine").glob("*.so")) and not list((ROOT / "usi_engine").glob("*.pyd")):
+def freeze(target: Path, root: Path = ROOT) -> Path:
+    """Copy the built package of the checkout `root` (with its compiled modules) and a
+    launcher to target."""
+    package = root / "usi_engine"
+    if not list(package.glob("*.so")) and not list(package.glob("*.pyd")):
         raise SystemExit("usi_engine/ holds no compiled module: build in place first "
                          "(pip install -e . or python setup.py build_ext --inplace)")
     target.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(target / "usi_engine", ignore_errors=True)
-    shutil.copytree(ROOT / "usi_engine", target / "usi_engine")
+    shutil.copytree(root / "usi_engine", target / "usi_engine")
     launcher = target / "engine.sh"
     launcher.write_text(LAUNCHER.format(dir=target.resolve(), python=sys.executable))
     launcher.chmod(0o755)
     return launcher
+
+
+def freeze_commit(target: Path, commit: str) -> Path:
+    """Build `commit` of this repository in a scratch git worktree (with this Python,
+    which needs Cython) and freeze it to target; the worktree is removed afterwards."""
+    known = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet",
+                            f"{commit}^{{commit}}"], capture_output=True, text=True)
+    if known.returncode != 0:
+        raise SystemExit(f"--commit {commit}: no such commit in {ROOT}")
+    scratch = Path(tempfile.mkdtemp(prefix="ab-freeze-")) / "src"
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(scratch),
+                    known.stdout.strip()], check=True, capture_output=True)
+    try:
+        subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"],
+                       cwd=scratch, check=True)
+        return freeze(target, scratch)
+    finally:
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(scratch)],
+                       capture_output=True)
+        shutil.rmtree(scratch.parent, ignore_errors=True)
 
 
 def score_table(run_dir: Path) -> str:
@@ -84,6 +109,8 @@ def score_table(run_dir: Path) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--freeze", metavar="DIR", help="copy this build to DIR and exit")
+    ap.add_argument("--commit", help="with --freeze: build this commit (in a scratch "
+                    "worktree) and freeze it instead of this checkout's build")
     ap.add_argument("--new", default=str(ROOT / "bench" / "engine.sh"),
                     help="command of the engine under test (bench/engine.sh: this checkout)")
     ap.add_argument("--base", help="command of the reference engine")
@@ -101,8 +128,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-sprt-stop", action="store_true",
                     help="play all --games even when the SPRT has decided")
     args = ap.parse_args(argv)
+    if args.commit and not args.freeze:
+        ap.error("--commit goes with --freeze DIR")
     if args.freeze:
-        print(freeze(Path(args.freeze)))
+        target = Path(args.freeze)
+        print(freeze_commit(target, args.commit) if args.commit else freeze(target))
         return 0
     if not args.base:
         ap.error("--base is required (or --freeze DIR)")
