@@ -3,7 +3,7 @@ with the score and its 95% interval printed side by side at the end.
 
     # a frozen copy of the build to compare against (any commit):
     python bench/ab_match.py --freeze /tmp/base          # copies usi_engine/ + a launcher
-    # or of a past commit, built in a scratch git worktree (e.g. the build before #13):
+    # or of a past commit, built as a wheel from a scratch git worktree (e.g. before #13):
     python bench/ab_match.py --freeze /tmp/old --commit 4841eb5
     # ... change the code, rebuild, then:
     python bench/ab_match.py --new ./bench/engine.sh --base /tmp/base/engine.sh \\
@@ -28,6 +28,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,8 +56,9 @@ def freeze(target: Path, root: Path = ROOT) -> Path:
 
 
 def freeze_commit(target: Path, commit: str) -> Path:
-    """Build `commit` of this repository in a scratch git worktree (with this Python,
-    which needs Cython) and freeze it to target; the worktree is removed afterwards."""
+    """Build a wheel of `commit` of this repository from a scratch git worktree (pip,
+    with build isolation: the commit's own build requirements) and freeze its package
+    to target; the worktree and the wheel are removed afterwards."""
     known = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet",
                             f"{commit}^{{commit}}"], capture_output=True, text=True)
     if known.returncode != 0:
@@ -65,9 +67,13 @@ def freeze_commit(target: Path, commit: str) -> Path:
     subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(scratch),
                     known.stdout.strip()], check=True, capture_output=True)
     try:
-        subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"],
-                       cwd=scratch, check=True)
-        return freeze(target, scratch)
+        wheels = scratch.parent / "wheel"
+        subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
+                        str(wheels), str(scratch)], check=True)
+        built = scratch.parent / "built"
+        with zipfile.ZipFile(next(wheels.glob("*.whl"))) as wheel:
+            wheel.extractall(built)
+        return freeze(target, built)
     finally:
         subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(scratch)],
                        capture_output=True)
