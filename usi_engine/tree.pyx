@@ -18,8 +18,7 @@ holds the contexts' lifetime and the lazy-SMP helpers' iterative deepening, and 
 Searcher (search.pyx) drives both.
 """
 from libc.stdint cimport uint64_t
-from libc.stdlib cimport calloc, free
-from libc.string cimport memcpy, memset
+from libc.string cimport memcpy
 from libc.math cimport log
 
 from usi_engine.types cimport *
@@ -27,7 +26,7 @@ from usi_engine.bitboard cimport *
 from usi_engine.position cimport (Pos, Position, in_check, pieces, state, position_key,
                                   pos_do_move, pos_undo_move,
                                   pos_do_null, pos_undo_null, pos_repetition,
-                                  pos_declaration_win, pos_copy, pos_free, pos_reserve,
+                                  pos_declaration_win,
                                   REPETITION_DRAW, REPETITION_WIN, REPETITION_LOSE)
 from usi_engine.movegen cimport (GEN_LEGAL, GEN_CAPTURES, GEN_CHECKS, generate, gives_check,
                                  is_legal, mate_in_one)
@@ -35,10 +34,10 @@ from usi_engine.evaluate cimport evaluate, piece_value
 from usi_engine.kp cimport KPAcc, kp_refresh, kp_update, kp_value
 from usi_engine.see cimport see_ge, see_value
 from usi_engine.history cimport (History, NO_PIECE_TO, CORR_BITS, CORR_LIMIT, piece_to,
-                                 history_clear, quiet_score, history_cutoff, correction_update)
+                                 quiet_score, history_cutoff, correction_update)
 from usi_engine.tt cimport (TT, TTEntry, BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT,
                             tt_probe, tt_store, tt_prefetch)
-from usi_engine.control cimport Control, ctl_count, ctl_clear_stop, ctl_start
+from usi_engine.control cimport Control, ctl_count
 from usi_engine.root_moves cimport root_moves_into, record_root_move, sort_root_moves
 from usi_engine.move_picker cimport (MovePicker, picker_init, next_move, captured_type, moved_type,
                                      is_quiet, move_key, score_moves, pick_best)
