@@ -88,6 +88,11 @@ cdef int QS_CHECKS            # quiescence's first ply: at most this many quiet 
                               # do not lose material, after the captures (0: none)
 cdef int TT_EVAL              # node pruning reads the table's value where its bound says
                               # it is a better guess than the static score (0: off)
+cdef int MCP_DEPTH             # move-count pruning of quiet moves up to this depth
+cdef int FUTILITY_LMR_DEPTH    # futility pruning of quiet moves up to this reduced depth
+cdef int NULL_BASE             # null move: reduction NULL_BASE + depth / NULL_DEPTH_DIVISOR
+cdef int NULL_DEPTH_DIVISOR
+cdef int LMR_MIN_DEPTH         # late-move reductions from this depth
 cdef enum:
     SEE_PRUNE_MARGIN = 200    # per ply: captures and checks losing more are pruned (PruneChecks)
 
@@ -121,6 +126,11 @@ TUNABLES = (
     ("IirDepth", 4, 0, 20),
     ("TtEval", 0, 0, 1),
     ("QsChecks", 0, 0, 16),
+    ("McpDepth", 7, 0, 64),
+    ("FutilityLmrDepth", 6, 0, 64),
+    ("NullBase", 3, 1, 8),
+    ("NullDepthDivisor", 4, 1, 16),
+    ("LmrMinDepth", 3, 2, 8),
 )
 
 #: TUNABLES that switch a technique (or pick among variants) rather than set a margin:
@@ -144,7 +154,7 @@ cdef void _init_reductions() noexcept nogil:
                 LMR_BASE_CENTI / 100.0 + log(d) * log(m) * 100.0 / LMR_DIVISOR_CENTI)
 
 
-cdef int* _TUNED[28]             # the global behind each of TUNABLES, in its order
+cdef int* _TUNED[33]             # the global behind each of TUNABLES, in its order
 
 
 cdef void _point_tuned() noexcept nogil:
@@ -176,11 +186,16 @@ cdef void _point_tuned() noexcept nogil:
     _TUNED[25] = &IIR_DEPTH
     _TUNED[26] = &TT_EVAL
     _TUNED[27] = &QS_CHECKS
+    _TUNED[28] = &MCP_DEPTH
+    _TUNED[29] = &FUTILITY_LMR_DEPTH
+    _TUNED[30] = &NULL_BASE
+    _TUNED[31] = &NULL_DEPTH_DIVISOR
+    _TUNED[32] = &LMR_MIN_DEPTH
 
 
 _point_tuned()
 _TUNED_INDEX = {spec[0]: i for i, spec in enumerate(TUNABLES)}
-assert len(TUNABLES) == len(_TUNED_INDEX) == 28
+assert len(TUNABLES) == len(_TUNED_INDEX) == 33
 
 
 def set_search_parameter(name: str, value: int) -> None:
@@ -502,7 +517,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
             return node_eval
         # null move: if passing still beats beta, a real move will too
         if null_ok and depth >= NULL_MIN_DEPTH and node_eval >= beta:
-            reduction = 3 + depth // 4
+            reduction = NULL_BASE + depth // NULL_DEPTH_DIVISOR
             if NULL_EVAL_DIVISOR:
                 # more the further the static score stands above beta
                 reduction += min((node_eval - beta) // NULL_EVAL_DIVISOR, 3)
@@ -561,7 +576,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         # Elo [+54, +154] in 200 games at 100 ms.  Not kept, as they searched more nodes
         # to depth 9: reducing good captures too, reducing evasions, reducing from depth
         # 2, and pruning quiet moves whose SEE loses 50 x (reduced depth)^2.
-        if depth >= 3 and searched >= 1 + 2 * pv_node and not checked:
+        if depth >= LMR_MIN_DEPTH and searched >= 1 + 2 * pv_node and not checked:
             reducible = quiet and not check_given
             if PRUNE_CHECKS & 1 and not reducible:
                 reducible = quiet or not see_ge(p, m, 0)    # (SEE only for late moves)
@@ -665,7 +680,7 @@ cdef inline bint _prune_move(Context* c, int m, bint quiet, bint check_given, in
                              bint improving) noexcept nogil:
     """Quiet moves not worth searching near the leaves of a non-PV node (not in check,
     not giving check, once a move has kept us from being mated): late ones, after
-    (3 + depth^2) / 2 moves to depth 7, twice as many while the static score improves
+    (3 + depth^2) / 2 moves to depth McpDepth (7), twice as many while the static score improves
     (drops make the quiet tail of the list very long), and those that cannot lift the
     static score to alpha on the depth left after their late-move reduction.
     Captures are pruned only with CaptureFutility.
@@ -674,7 +689,7 @@ cdef inline bint _prune_move(Context* c, int m, bint quiet, bint check_given, in
     checks and captures losing over 200 per ply to depth 8 (README.md has the
     matches behind each rule)."""
     cdef int lmr_depth
-    if (quiet and depth <= 7 and searched >= (3 + depth * depth) // (2 - improving)
+    if (quiet and depth <= MCP_DEPTH and searched >= (3 + depth * depth) // (2 - improving)
             and (not check_given or PRUNE_CHECKS & 2)):
         return True
     if (CAPTURE_FUTILITY and not quiet and not check_given and depth <= 6
@@ -689,7 +704,7 @@ cdef inline bint _prune_move(Context* c, int m, bint quiet, bint check_given, in
         searched + 1 if searched < 63 else 63]
     if lmr_depth < 0:
         lmr_depth = 0
-    return lmr_depth <= 6 and static_eval + FUTILITY_BASE + FUTILITY_PER_DEPTH * lmr_depth <= alpha
+    return lmr_depth <= FUTILITY_LMR_DEPTH and static_eval + FUTILITY_BASE + FUTILITY_PER_DEPTH * lmr_depth <= alpha
 
 
 cdef inline int _late_move_reduction(Context* c, int m, int depth, int searched, int ply,
