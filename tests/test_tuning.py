@@ -166,9 +166,20 @@ def test_the_quiescence_limits_keep_a_short_tsume_mate():
 
 @pytest.mark.parametrize("name, value", [("RfpImproving", 1), ("CaptureFutility", 200),
                                          ("RazorMargin", 300), ("ProbCutMargin", 200),
-                                         ("TtEval", 1), ("QsChecks", 2), ("IirDepth", 0)])
+                                         ("TtEval", 1), ("QsChecks", 2), ("IirDepth", 0),
+                                         ("TtCaptureReduction", 1)])
 def test_each_technique_switched_from_its_default_changes_the_tree(name, value):
     assert DEFAULTS[name] != value
     before = nodes_to_depth(7)
     tree.set_search_parameter(name, value)
     assert nodes_to_depth(7) != before
+
+
+@pytest.mark.parametrize("name, value", [("NullBase", 4), ("NullDepthDivisor", 3),
+                                         ("McpDepth", 64)])
+def test_each_deep_pruning_margin_changes_the_tree_beyond_depth_7(name, value):
+    # (the null move and move-count pruning only differ in nodes deeper than 7 plies)
+    assert DEFAULTS[name] != value
+    before = nodes_to_depth(10)
+    tree.set_search_parameter(name, value)
+    assert nodes_to_depth(10) < before

@@ -93,6 +93,8 @@ cdef int FUTILITY_LMR_DEPTH    # futility pruning of quiet moves up to this redu
 cdef int NULL_BASE             # null move: reduction NULL_BASE + depth / NULL_DEPTH_DIVISOR
 cdef int NULL_DEPTH_DIVISOR
 cdef int LMR_MIN_DEPTH         # late-move reductions from this depth
+cdef int TT_CAPTURE_REDUCTION  # extra LMR plies for quiet moves when the table move is a
+                              # capture (0: none)
 cdef enum:
     SEE_PRUNE_MARGIN = 200    # per ply: captures and checks losing more are pruned (PruneChecks)
 
@@ -131,6 +133,7 @@ TUNABLES = (
     ("NullBase", 3, 1, 8),
     ("NullDepthDivisor", 4, 1, 16),
     ("LmrMinDepth", 3, 2, 8),
+    ("TtCaptureReduction", 0, 0, 2),
 )
 
 #: TUNABLES that switch a technique (or pick among variants) rather than set a margin:
@@ -139,7 +142,8 @@ TUNABLES = (
 SWITCHES = frozenset({"CorrHist", "CutNodeReduction", "PruneChecks", "QsMate1Plies",
                       "QuietSortLimit", "QsMate1AfterStandPat", "ProbCutMargin",
                       "RazorMargin", "QsRecapturePly", "QsMoveCount", "QsEvasionLimit",
-                      "RfpImproving", "CaptureFutility", "IirDepth", "TtEval", "QsChecks"})
+                      "RfpImproving", "CaptureFutility", "IirDepth", "TtEval", "QsChecks",
+                      "LmrMinDepth", "TtCaptureReduction"})
 
 # Late-move reductions grow with the log of the depth and of the move number (as in
 # Stockfish-family searches): in shogi the quiet tail, drops included, is long.
@@ -154,7 +158,7 @@ cdef void _init_reductions() noexcept nogil:
                 LMR_BASE_CENTI / 100.0 + log(d) * log(m) * 100.0 / LMR_DIVISOR_CENTI)
 
 
-cdef int* _TUNED[33]             # the global behind each of TUNABLES, in its order
+cdef int* _TUNED[34]             # the global behind each of TUNABLES, in its order
 
 
 cdef void _point_tuned() noexcept nogil:
@@ -191,11 +195,12 @@ cdef void _point_tuned() noexcept nogil:
     _TUNED[30] = &NULL_BASE
     _TUNED[31] = &NULL_DEPTH_DIVISOR
     _TUNED[32] = &LMR_MIN_DEPTH
+    _TUNED[33] = &TT_CAPTURE_REDUCTION
 
 
 _point_tuned()
 _TUNED_INDEX = {spec[0]: i for i, spec in enumerate(TUNABLES)}
-assert len(TUNABLES) == len(_TUNED_INDEX) == 33
+assert len(TUNABLES) == len(_TUNED_INDEX) == 34
 
 
 def set_search_parameter(name: str, value: int) -> None:
@@ -452,7 +457,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     cdef int m, v, best, best_move = 0, tt_move = 0, tt_value = VALUE_NONE, handed_out
     cdef int static_eval, raw_eval, new_depth, reduction, searched = 0, bound, node_eval
     cdef int old_alpha = alpha
-    cdef bint checked, found, done, quiet, check_given, improving, reducible
+    cdef bint checked, found, done, quiet, check_given, improving, reducible, tt_capture
     cdef TTEntry* e
     cdef TTEntry te
     cdef uint64_t key
@@ -555,6 +560,8 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
                 QUIET_SORT_LIMIT > 0)
     if ply == 0:
         mp.n = root_moves_into(c, mp.moves)
+    # a capture as the table move: the quiet alternatives are less likely to matter
+    tt_capture = mp.tt_move != 0 and not is_quiet(p, mp.tt_move)
     best = -VALUE_INFINITE
     handed_out = 0
     while True:
@@ -583,7 +590,8 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
             if reducible:
                 reduction = (_late_move_reduction(c, m, depth, searched, ply, pv_node,
                                                   improving)
-                             - check_given + cut_node * CUT_NODE_REDUCTION)
+                             - check_given + cut_node * CUT_NODE_REDUCTION
+                             + (TT_CAPTURE_REDUCTION if tt_capture and quiet else 0))
                 if reduction > new_depth - 1:
                     reduction = new_depth - 1
         mkey = move_key(p, m)
