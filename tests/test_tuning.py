@@ -182,4 +182,4 @@ def test_each_deep_pruning_margin_changes_the_tree_beyond_depth_7(name, value):
     assert DEFAULTS[name] != value
     before = nodes_to_depth(10)
     tree.set_search_parameter(name, value)
-    assert nodes_to_depth(10) < before
+    assert nodes_to_depth(10) != before
