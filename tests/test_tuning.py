@@ -175,7 +175,7 @@ def test_each_technique_switched_from_its_default_changes_the_tree(name, value):
     assert nodes_to_depth(7) != before
 
 
-@pytest.mark.parametrize("name, value", [("NullBase", 4), ("NullDepthDivisor", 3),
+@pytest.mark.parametrize("name, value", [("NullBase", 3), ("NullDepthDivisor", 4),
                                          ("McpDepth", 64)])
 def test_each_deep_pruning_margin_changes_the_tree_beyond_depth_7(name, value):
     # (the null move and move-count pruning only differ in nodes deeper than 7 plies)
