@@ -167,7 +167,8 @@ def test_the_quiescence_limits_keep_a_short_tsume_mate():
 @pytest.mark.parametrize("name, value", [("RfpImproving", 1), ("CaptureFutility", 200),
                                          ("RazorMargin", 300), ("ProbCutMargin", 200),
                                          ("TtEval", 1), ("QsChecks", 2), ("IirDepth", 0),
-                                         ("TtCaptureReduction", 1)])
+                                         ("TtCaptureReduction", 1), ("FutilityLmrDepth", 0),
+                                         ("LmrMinDepth", 4)])
 def test_each_technique_switched_from_its_default_changes_the_tree(name, value):
     assert DEFAULTS[name] != value
     before = nodes_to_depth(7)
