@@ -164,23 +164,14 @@ def test_the_quiescence_limits_keep_a_short_tsume_mate():
     assert s.search(Position(MATE_IN_3_TSUME), depth=5).score_mate == 3
 
 
-@pytest.mark.parametrize("name, value", [("RfpImproving", 1), ("CaptureFutility", 200),
-                                         ("RazorMargin", 300), ("ProbCutMargin", 200),
-                                         ("TtEval", 1), ("QsChecks", 2), ("IirDepth", 0),
-                                         ("TtCaptureReduction", 1), ("FutilityLmrDepth", 0),
-                                         ("LmrMinDepth", 4)])
-def test_each_technique_switched_from_its_default_changes_the_tree(name, value):
+# (the null move and move-count pruning only differ in nodes deeper than 7 plies)
+@pytest.mark.parametrize("name, value, depth", [
+    ("RfpImproving", 1, 7), ("CaptureFutility", 200, 7), ("RazorMargin", 300, 7),
+    ("ProbCutMargin", 200, 7), ("TtEval", 1, 7), ("QsChecks", 2, 7), ("IirDepth", 0, 7),
+    ("TtCaptureReduction", 1, 7), ("FutilityLmrDepth", 0, 7), ("LmrMinDepth", 4, 7),
+    ("NullBase", 3, 10), ("NullDepthDivisor", 4, 10), ("McpDepth", 64, 10)])
+def test_each_technique_switched_from_its_default_changes_the_tree(name, value, depth):
     assert DEFAULTS[name] != value
-    before = nodes_to_depth(7)
+    before = nodes_to_depth(depth)
     tree.set_search_parameter(name, value)
-    assert nodes_to_depth(7) != before
-
-
-@pytest.mark.parametrize("name, value", [("NullBase", 3), ("NullDepthDivisor", 4),
-                                         ("McpDepth", 64)])
-def test_each_deep_pruning_margin_changes_the_tree_beyond_depth_7(name, value):
-    # (the null move and move-count pruning only differ in nodes deeper than 7 plies)
-    assert DEFAULTS[name] != value
-    before = nodes_to_depth(10)
-    tree.set_search_parameter(name, value)
-    assert nodes_to_depth(10) != before
+    assert nodes_to_depth(depth) != before
