@@ -563,7 +563,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     if ply == 0:
         mp.n = root_moves_into(c, mp.moves)
     # a capture as the table move: the quiet alternatives are less likely to matter
-    tt_capture = mp.tt_move != 0 and not is_quiet(p, mp.tt_move)
+    tt_capture = TT_CAPTURE_REDUCTION and mp.tt_move != 0 and not is_quiet(p, mp.tt_move)
     best = -VALUE_INFINITE
     handed_out = 0
     while True:
@@ -690,9 +690,10 @@ cdef inline bint _prune_move(Context* c, int m, bint quiet, bint check_given, in
                              bint improving) noexcept nogil:
     """Quiet moves not worth searching near the leaves of a non-PV node (not in check,
     not giving check, once a move has kept us from being mated): late ones, after
-    (3 + depth^2) / 2 moves to depth McpDepth (7), twice as many while the static score improves
-    (drops make the quiet tail of the list very long), and those that cannot lift the
-    static score to alpha on the depth left after their late-move reduction.
+    (3 + depth^2) / 2 moves to depth McpDepth (7), twice as many while the static score
+    improves (drops make the quiet tail of the list very long), and those that cannot
+    lift the static score to alpha on the depth left after their late-move reduction
+    (to a reduced depth of FutilityLmrDepth, 6).
     Captures are pruned only with CaptureFutility.
 
     PruneChecks bits 2 and 4 add quiet checks to the move-count rule and SEE-prune
@@ -714,7 +715,8 @@ cdef inline bint _prune_move(Context* c, int m, bint quiet, bint check_given, in
         searched + 1 if searched < 63 else 63]
     if lmr_depth < 0:
         lmr_depth = 0
-    return lmr_depth <= FUTILITY_LMR_DEPTH and static_eval + FUTILITY_BASE + FUTILITY_PER_DEPTH * lmr_depth <= alpha
+    return (lmr_depth <= FUTILITY_LMR_DEPTH
+            and static_eval + FUTILITY_BASE + FUTILITY_PER_DEPTH * lmr_depth <= alpha)
 
 
 cdef inline int _late_move_reduction(Context* c, int m, int depth, int searched, int ply,
