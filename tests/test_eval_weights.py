@@ -8,10 +8,9 @@ from usi_engine.eval_setup import EvalLoader
 
 @pytest.fixture
 def keep_kp_state():
-    before, was_enabled = kp.installed(), kp.enabled()
+    before, was_enabled = kp.installed_state(), kp.enabled()
     yield
-    if before is not None:
-        kp.install(before)
+    kp.restore_state(before)
     kp.set_enabled(was_enabled)
 
 

@@ -15,13 +15,12 @@ DROPS = "6n1l/2+S1k4/2lp4p/1np1B2b1/3PP4/1N1S3rP/1P2+pPP+p1/1p1G5/3KG2r1 b GSN2L
 
 @pytest.fixture
 def random_weights():
-    before = kp.installed()
+    before = kp.installed_state()
     was_enabled = kp.enabled()
     kp.install(np.random.default_rng(11).integers(-3000, 3000, kp.WEIGHT_COUNT)
                .astype(np.int16))
     yield
-    if before is not None:
-        kp.install(before)
+    kp.restore_state(before)
     kp.set_enabled(was_enabled)
 
 
@@ -63,14 +62,13 @@ def test_score_is_the_same_for_the_position_turned_round(random_weights):
 
 
 def test_hand_projection_scores_as_the_hand_written_evaluation():
-    before = kp.installed()
+    before = kp.installed_state()
     try:
         kp.install(eval_weights.quantize(eval_weights.hand_projection()))
         differences = [kp.evaluate_sfen(p.sfen()) - hand_evaluate(p.sfen())
                        for p in _random_positions(500, 5)]
     finally:
-        if before is not None:
-            kp.install(before)
+        kp.restore_state(before)
     assert max(abs(d) for d in differences) <= 2
 
 

@@ -8,6 +8,7 @@ bench and tsume solving.
     usi-engine csa --host H --id ID ...          # play on a CSA server (floodgate)
     usi-engine gensfen --out DIR --positions N   # self-play training data (PackedSfenValue)
     usi-engine learn DATA... --out kp.bin        # train the learned evaluation on it
+    usi-engine learn-net DATA... --out kpnn.bin  # train the network on top of it
     usi-engine relabel DATA... --out DIR --engine CMD  # a USI teacher's scores instead
 
 Bad arguments get one line on stderr and exit code 2; Ctrl-C one line and 130.
@@ -370,6 +371,45 @@ def add_learn_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]")
     p.set_defaults(func=cmd_learn)
 
 
+def cmd_learn_net(args: argparse.Namespace) -> int:
+    """Train the network on top of the king-piece table (see :mod:`usi_engine.learn_net`)."""
+    from usi_engine.learn_net import main_learn_net
+    try:
+        return main_learn_net(args)
+    except ValueError as exc:
+        return _fail(str(exc))
+
+
+def add_learn_net_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    """The ``learn-net`` sub-command's arguments."""
+    p = sub.add_parser(
+        "learn-net", help="train the network of the learned evaluation (numpy)",
+        description="Fit a KP table and the small network on top of it (a 32-wide "
+                    "accumulator per king, squared clipped ReLU, one output) to the "
+                    "records' search scores and game results, as learn does. Writes a "
+                    "network file for the EvalFile option after every epoch.")
+    p.add_argument("data", nargs="+", help="record files, or folders of *.psv / *.bin files")
+    p.add_argument("--out", required=True, metavar="FILE", help="network file to write")
+    p.add_argument("--epochs", type=_int_in(1, 10000), default=4)
+    p.add_argument("--batch-size", type=_int_in(16, 10**7), default=8192)
+    p.add_argument("--lr", type=_float_in(1e-8, 10.0), default=1e-3,
+                   help="Adam step of the first layer (default 0.001), decayed to 10%%")
+    p.add_argument("--out-lr", type=_float_in(1e-6, 1e4), default=0.5,
+                   help="Adam step of the output layer and KP table in cp (default 0.5)")
+    p.add_argument("--lambda", dest="lambda_", type=_float_in(0.0, 1.0), default=0.7,
+                   help="weight of the search score against the game result (default 0.7)")
+    p.add_argument("--scale", type=_float_in(1.0, 1e5), default=600.0,
+                   help="centipawns per unit of log-odds (default 600)")
+    p.add_argument("--max-score", type=_int_in(1, 32000), default=3000,
+                   help="leave out records scored beyond this (default 3000)")
+    p.add_argument("--val-fraction", type=_float_in(0.0, 0.9), default=0.05,
+                   help="fraction of the files held out for validation (default 0.05)")
+    p.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=1)
+    p.add_argument("--init", default=None,
+                   help="KP table to start from (default: the one shipped)")
+    p.set_defaults(func=cmd_learn_net)
+
+
 def cmd_relabel(args: argparse.Namespace) -> int:
     """Relabel records with a USI teacher's scores (see :mod:`usi_engine.relabel`)."""
     from usi_engine.relabel import run
@@ -516,6 +556,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_csa_parser(sub)
     add_gensfen_parser(sub)
     add_learn_parser(sub)
+    add_learn_net_parser(sub)
     add_relabel_parser(sub)
     return parser
 

@@ -1,9 +1,10 @@
 """Which evaluation the search uses: the `EvalType` and `EvalFile` options, applied at
 ``isready``.
 
-`EvalType learned` (the default) loads the king-piece weights of `EvalFile` (empty:
-the table shipped in the package; a relative name is looked for in `EvalDir` first)
-into `usi_engine.kp`; `EvalType hand` switches to the
+`EvalType learned` (the default) loads the weights of `EvalFile` (empty: those shipped
+in the package; a relative name is looked for in `EvalDir` first) into
+`usi_engine.kp`: a king-piece table alone, or a table with the network on top of it
+(`usi_engine.learn_net`), told apart by the file's magic; `EvalType hand` switches to the
 hand-written evaluation, kept as the baseline.  A weight file that cannot be used
 (missing, truncated, of another shape, damaged) is reported and the weights loaded
 before stay in use; a file is read again only when its path, size or time changed.
@@ -59,13 +60,16 @@ class EvalLoader:
             identity = None
         if identity is None or identity != self.loaded:
             try:
-                table = eval_weights.read_weights(path)
+                weights = eval_weights.read_any(path)
             except eval_weights.WeightFileError as exc:
                 messages.append(f"EvalFile: {exc}; " + (
                     f"keeping {self.loaded[0]}" if self.loaded is not None
                     else "using the hand-written evaluation"))
             else:
-                kp.install(table)
+                if isinstance(weights, eval_weights.NetWeights):
+                    weights.install()
+                else:
+                    kp.install(weights)
                 self.loaded = identity
                 if identity is not None and identity[0] != str(eval_weights.embedded_path()):
                     messages.append(f"EvalFile: loaded {path}")   # the default goes unsaid

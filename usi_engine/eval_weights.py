@@ -19,6 +19,7 @@ is refused with `WeightFileError` saying which; nothing is installed then.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import struct
 import zlib
@@ -41,9 +42,36 @@ class WeightFileError(ValueError):
     """A weight file that cannot be used (the message says why)."""
 
 
+NET_MAGIC = b"USIEVNN1"
+NET_HEADER = struct.Struct("<8sIIIIIII")   # magic, buckets, features, scale, hidden, qa, qb, crc
+
+
+@dataclasses.dataclass
+class NetWeights:
+    """The KP table and the network on top of it, as the engine stores them."""
+    kp: np.ndarray          # int16 [WEIGHT_COUNT], 1/8 cp
+    first: np.ndarray       # int16 [WEIGHT_COUNT, HIDDEN], QA is 1.0
+    first_bias: np.ndarray  # int16 [HIDDEN]
+    out: np.ndarray         # int16 [2 * HIDDEN], 1/QB cp per unit of x^2
+    out_bias: int           # 1/QB cp
+
+    def install(self) -> None:
+        kp.install_net(self.kp, self.first, self.first_bias, self.out, self.out_bias)
+
+
+def embedded_kp_path() -> Path:
+    """The king-piece table shipped inside the package (the network's starting point)."""
+    return Path(__file__).resolve().parent / "data" / "kp.bin"
+
+
+def embedded_net_path() -> Path:
+    """The network shipped inside the package."""
+    return Path(__file__).resolve().parent / "data" / "kpnn.bin"
+
+
 def embedded_path() -> Path:
     """The weights shipped inside the package (the default of `EvalFile`)."""
-    return Path(__file__).resolve().parent / "data" / "kp.bin"
+    return embedded_kp_path()
 
 
 def read_weights(path: str | os.PathLike) -> np.ndarray:
@@ -68,6 +96,84 @@ def read_weights(path: str | os.PathLike) -> np.ndarray:
     if zlib.crc32(payload) != crc:
         raise WeightFileError(f"{path}: checksum mismatch (damaged file)")
     return np.frombuffer(payload, dtype="<i2").astype(np.int16)
+
+
+def _net_sizes() -> tuple[int, int, int, int]:
+    h = kp.HIDDEN
+    return kp.WEIGHT_COUNT, kp.WEIGHT_COUNT * h, h, 2 * h
+
+
+def read_net(path: str | os.PathLike) -> NetWeights:
+    """The weights of a network file; `WeightFileError` if it cannot be used."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise WeightFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+    sizes = _net_sizes()
+    expected = NET_HEADER.size + 2 * sum(sizes) + 4
+    if len(data) < NET_HEADER.size:
+        raise WeightFileError(f"{path}: truncated ({len(data)} bytes, expected {expected})")
+    magic, buckets, features, scale, hidden, qa, qb, crc = NET_HEADER.unpack_from(data)
+    if magic != NET_MAGIC:
+        raise WeightFileError(f"{path}: not a network weight file (magic {magic!r})")
+    shape = (buckets, features, scale, hidden, qa, qb)
+    wanted = (kp.KING_BUCKETS, kp.FEATURES_PER_BUCKET, kp.SCALE, kp.HIDDEN, kp.QA, kp.QB)
+    if shape != wanted:
+        raise WeightFileError(f"{path}: shape {shape}, expected {wanted} (buckets, features, "
+                              "scale, hidden, qa, qb)")
+    if len(data) != expected:
+        raise WeightFileError(f"{path}: {'truncated' if len(data) < expected else 'too long'} "
+                              f"({len(data)} bytes, expected {expected})")
+    payload = data[NET_HEADER.size:]
+    if zlib.crc32(payload) != crc:
+        raise WeightFileError(f"{path}: checksum mismatch (damaged file)")
+    values = np.frombuffer(payload[:-4], dtype="<i2").astype(np.int16)
+    parts = np.split(values, np.cumsum(sizes)[:-1])
+    out_bias = int(np.frombuffer(payload[-4:], dtype="<i4")[0])
+    return NetWeights(parts[0], parts[1].reshape(kp.WEIGHT_COUNT, kp.HIDDEN), parts[2],
+                      parts[3], out_bias)
+
+
+def write_net(path: str | os.PathLike, net: NetWeights) -> None:
+    """Write a network's weights (see `quantize_net`), atomically."""
+    arrays = (net.kp, net.first, net.first_bias, net.out)
+    for arr, size in zip(arrays, _net_sizes()):
+        if arr.dtype != np.int16 or arr.size != size:
+            raise ValueError(f"expected int16 arrays of sizes {_net_sizes()}")
+    payload = b"".join(a.astype("<i2").tobytes() for a in arrays)
+    payload += np.array([net.out_bias], dtype="<i4").tobytes()
+    header = NET_HEADER.pack(NET_MAGIC, kp.KING_BUCKETS, kp.FEATURES_PER_BUCKET, kp.SCALE,
+                             kp.HIDDEN, kp.QA, kp.QB, zlib.crc32(payload))
+    tmp = Path(f"{path}.tmp")
+    tmp.write_bytes(header + payload)
+    os.replace(tmp, path)
+
+
+def read_any(path: str | os.PathLike) -> np.ndarray | NetWeights:
+    """A KP table or a network, whichever the file holds (by its magic)."""
+    try:
+        with open(path, "rb") as f:
+            magic = f.read(8)
+    except OSError as exc:
+        raise WeightFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return read_net(path) if magic == NET_MAGIC else read_weights(path)
+
+
+def _to_int16(values: np.ndarray, factor: float) -> np.ndarray:
+    scaled = np.rint(np.asarray(values, dtype=np.float64) * factor)
+    return np.clip(scaled, -32767, 32767).astype(np.int16)
+
+
+def quantize_net(kp_cp: np.ndarray, first: np.ndarray, first_bias: np.ndarray,
+                 out_cp: np.ndarray, out_bias_cp: float) -> NetWeights:
+    """Float weights (KP and output in cp, the first layer in accumulator units) in the
+    engine's integers.  The first layer is clipped so that no accumulator of up to
+    MAX_ACTIVE features leaves int16."""
+    limit = 32767 // (kp.MAX_ACTIVE + 1)
+    first_q = np.clip(_to_int16(first, kp.QA), -limit, limit).astype(np.int16)
+    bias_q = np.clip(_to_int16(first_bias, kp.QA), -limit, limit).astype(np.int16)
+    return NetWeights(quantize(kp_cp), first_q.reshape(kp.WEIGHT_COUNT, kp.HIDDEN), bias_q,
+                      _to_int16(out_cp, kp.QB), int(round(out_bias_cp * kp.QB)))
 
 
 def write_weights(path: str | os.PathLike, table: np.ndarray) -> None:

@@ -17,12 +17,25 @@ cdef enum:
     KP_WEIGHTS = KP_KING_BUCKETS * KP_FEATURES           # 101835
     KP_SCALE = 8                 # weights are stored in 1/8 centipawn
     KP_MAX_ACTIVE = 80           # features of one view at most (39 on board, 38 in hand)
+    # The optional network on top of the table (see usi_engine.learn_net): each king's
+    # accumulator b1 + sum of W1[f] over its view's features, NET_QA standing for 1.0.
+    NET_HIDDEN = 32
+    NET_QA = 127
+    NET_QB = 64                  # output weights are in 1/64 cp per unit of x^2
 
 cdef struct KPAcc:
     int32_t sum[2]               # by king colour; a missing king's view sums to 0
+    int16_t acc[2][NET_HIDDEN]   # the network's accumulators (unused without one)
 
-cdef void kp_refresh(const Pos* p, const int16_t* w, KPAcc* acc) noexcept nogil
-cdef void kp_update(const Pos* p, const int16_t* w, const KPAcc* parent,
+cdef struct KPNet:
+    const int16_t* kp            # the KP table, KP_WEIGHTS values in 1/KP_SCALE cp
+    const int16_t* ft            # W1, KP_WEIGHTS rows of NET_HIDDEN; NULL: the table alone
+    const int16_t* ft_bias       # b1, NET_HIDDEN values
+    const int16_t* out_w         # the side to move's king's NET_HIDDEN, then the other's
+    int32_t out_bias             # in 1/NET_QB cp
+
+cdef void kp_refresh(const Pos* p, const KPNet* net, KPAcc* acc) noexcept nogil
+cdef void kp_update(const Pos* p, const KPNet* net, const KPAcc* parent,
                     KPAcc* child) noexcept nogil
-cdef int kp_value(const Pos* p, const KPAcc* acc) noexcept nogil
-cdef const int16_t* kp_active_weights() noexcept nogil
+cdef int kp_value(const Pos* p, const KPNet* net, const KPAcc* acc) noexcept nogil
+cdef const KPNet* kp_active_net() noexcept nogil

@@ -15,9 +15,23 @@ KING_BUCKETS: int
 SCALE: int
 MAX_ACTIVE: int
 HAND_SLOTS: int
+HIDDEN: int
+QA: int
+QB: int
 
 def install(weights: npt.NDArray[np.int16]) -> None:
     """Install a table of WEIGHT_COUNT int16 weights (1/8 cp); between searches only."""
+def install_net(weights: npt.NDArray[np.int16], first: npt.NDArray[np.int16] | None = None,
+                first_bias: npt.NDArray[np.int16] | None = None,
+                out: npt.NDArray[np.int16] | None = None, out_bias: int = 0) -> None:
+    """Install a KP table and the network on top of it (first layer
+    [WEIGHT_COUNT, HIDDEN], its bias, output [2 * HIDDEN] and bias in 1/QB cp)."""
+def installed_state() -> tuple[dict[str, npt.NDArray[np.int16]], int] | None:
+    """Everything installed, for `restore_state`."""
+def restore_state(state: tuple[dict[str, npt.NDArray[np.int16]], int] | None) -> None:
+    """Install again what `installed_state` returned."""
+def has_net() -> bool:
+    """Whether the installed weights include the network."""
 def installed() -> npt.NDArray[np.int16] | None:
     """A copy of the installed table (None before `install`)."""
 def set_enabled(enabled: bool) -> None:

@@ -28,8 +28,8 @@ The weight file format and the training live in `usi_engine.eval_weights` and
 cimport cython
 import numpy as np
 
-from libc.stdint cimport int16_t, int32_t, uint8_t, uint32_t
-from libc.string cimport memcpy, memset
+from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint32_t
+from libc.string cimport memcmp, memcpy, memset
 from usi_engine.types cimport *
 from usi_engine.bitboard cimport *
 from usi_engine.position cimport (Pos, Position, hand_count, pos_do_move, pos_undo_move,
@@ -44,6 +44,9 @@ KING_BUCKETS = KP_KING_BUCKETS
 SCALE = KP_SCALE
 MAX_ACTIVE = KP_MAX_ACTIVE
 HAND_SLOTS = KP_HAND_SLOTS
+HIDDEN = NET_HIDDEN
+QA = NET_QA
+QB = NET_QB
 
 # VIEW_SQ[c][m][sq]: sq as king colour c sees it (turned round for white), mirrored
 # left-right when m.  KING_MIRROR[c][k]: whether a king of colour c on k mirrors.
@@ -55,9 +58,10 @@ cdef int KIND[2][32]
 # HAND_OFFSET[pt]: where piece type pt's counts start among one hand's 38 slots.
 cdef int HAND_OFFSET[8]
 
-cdef const int16_t* ACTIVE = NULL     # the weights the search uses; NULL: hand-written
-cdef int16_t* INSTALLED = NULL        # the installed table (owned by _installed_array)
-_installed_array = None
+cdef KPNet INSTALLED                  # the installed weights (arrays owned by _installed)
+cdef bint HAVE_INSTALLED = False
+cdef const KPNet* ACTIVE = NULL       # what the search uses; NULL: the hand-written evaluation
+_installed = None                     # the installed numpy arrays, by name
 
 
 cdef void _init_tables() noexcept nogil:
@@ -133,36 +137,59 @@ cdef int _view_features(const uint8_t* board, const uint8_t* hands, int viewer, 
     return n
 
 
-cdef int32_t _view_sum(const Pos* p, const int16_t* w, int viewer) noexcept nogil:
-    """One king's sum from scratch (0 when that king is absent)."""
+cdef inline void _feature(const KPNet* net, int index, int sign, int32_t* s,
+                          int16_t* acc) noexcept nogil:
+    """Add (sign 1) or take away (sign -1) the feature at global index to one view's
+    sum and, with a network, its accumulator (a row of NET_HIDDEN int16: vectorised)."""
+    cdef const int16_t* row
+    cdef int i
+    s[0] += sign * net.kp[index]
+    if net.ft != NULL:
+        row = net.ft + <Py_ssize_t>index * NET_HIDDEN
+        if sign > 0:
+            for i in range(NET_HIDDEN):
+                acc[i] = <int16_t>(acc[i] + row[i])
+        else:
+            for i in range(NET_HIDDEN):
+                acc[i] = <int16_t>(acc[i] - row[i])
+
+
+cdef void _view_refresh(const Pos* p, const KPNet* net, int viewer, KPAcc* out) noexcept nogil:
+    """One king's sum and accumulator from scratch (0 when that king is absent)."""
     cdef int king = p.king_sq[viewer]
-    if king < 0:
-        return 0
-    cdef int mirror = KING_MIRROR[viewer][king]
-    cdef const int16_t* wk = w + VIEW_SQ[viewer][mirror][king] * KP_FEATURES
+    cdef int16_t* acc = out.acc[viewer]
     cdef int32_t s = 0
+    cdef int i
+    if net.ft != NULL:
+        for i in range(NET_HIDDEN):
+            acc[i] = net.ft_bias[i] if king >= 0 else 0
+    out.sum[viewer] = 0
+    if king < 0:
+        return
+    cdef int mirror = KING_MIRROR[viewer][king]
+    cdef int base = VIEW_SQ[viewer][mirror][king] * KP_FEATURES
     cdef bb_t b = p.occupied
-    cdef int sq, pc, owner, pt, i, n, base
+    cdef int sq, pc, owner, pt, n, first
     while b:
         sq = bb_pop(&b)
         pc = p.board[sq]
         if KIND[viewer][pc] >= 0:
-            s += wk[_board_feature(viewer, mirror, pc, sq)]
+            _feature(net, base + _board_feature(viewer, mirror, pc, sq), 1, &s, acc)
     for owner in range(2):
         for pt in range(PAWN, KING):
             n = hand_count(p.hand[owner], pt)
-            base = _hand_feature(viewer, owner, pt, 0)
+            first = base + _hand_feature(viewer, owner, pt, 0)
             for i in range(n):
-                s += wk[base + i]
-    return s
+                _feature(net, first + i, 1, &s, acc)
+    out.sum[viewer] = s
 
 
-cdef void kp_refresh(const Pos* p, const int16_t* w, KPAcc* acc) noexcept nogil:
-    acc.sum[BLACK] = _view_sum(p, w, BLACK)
-    acc.sum[WHITE] = _view_sum(p, w, WHITE)
+cdef void kp_refresh(const Pos* p, const KPNet* net, KPAcc* acc) noexcept nogil:
+    _view_refresh(p, net, BLACK, acc)
+    _view_refresh(p, net, WHITE, acc)
 
 
-cdef void kp_update(const Pos* p, const int16_t* w, const KPAcc* parent,
+cdef void kp_update(const Pos* p, const KPNet* net, const KPAcc* parent,
                     KPAcc* child) noexcept nogil:
     """child = parent's sums after the move that led to p (p.stack[p.sp].move)."""
     cdef int m = p.stack[p.sp].move
@@ -170,80 +197,150 @@ cdef void kp_update(const Pos* p, const int16_t* w, const KPAcc* parent,
     cdef int us = p.side ^ 1
     cdef int to = move_to(m)
     cdef int after = p.board[to]
-    cdef int before, frm, pt, n, viewer, king, mirror
-    cdef const int16_t* wk
+    cdef int before, frm, pt, n, viewer, king, mirror, base
+    cdef int16_t* acc
     cdef int32_t s
     for viewer in range(2):
         king = p.king_sq[viewer]
-        if king < 0:
-            child.sum[viewer] = 0
-            continue
-        if viewer == us and piece_type(after) == KING:
-            child.sum[viewer] = _view_sum(p, w, viewer)
+        if king < 0 or (viewer == us and piece_type(after) == KING):
+            _view_refresh(p, net, viewer, child)
             continue
         mirror = KING_MIRROR[viewer][king]
-        wk = w + VIEW_SQ[viewer][mirror][king] * KP_FEATURES
+        base = VIEW_SQ[viewer][mirror][king] * KP_FEATURES
+        acc = child.acc[viewer]
+        if net.ft != NULL:
+            memcpy(acc, parent.acc[viewer], NET_HIDDEN * sizeof(int16_t))
         s = parent.sum[viewer]
-        s += wk[_board_feature(viewer, mirror, after, to)]
+        _feature(net, base + _board_feature(viewer, mirror, after, to), 1, &s, acc)
         if move_is_drop(m):
             pt = move_from(m) - MOVE_DROP_BASE
             n = hand_count(p.hand[us], pt)          # the dropped one was the (n+1)-th
-            s -= wk[_hand_feature(viewer, us, pt, n)]
+            _feature(net, base + _hand_feature(viewer, us, pt, n), -1, &s, acc)
         else:
             frm = move_from(m)
             before = after - PROMOTED if move_is_promotion(m) else after
-            s -= wk[_board_feature(viewer, mirror, before, frm)]
+            _feature(net, base + _board_feature(viewer, mirror, before, frm), -1, &s, acc)
             if captured != EMPTY:
-                s -= wk[_board_feature(viewer, mirror, captured, to)]
+                _feature(net, base + _board_feature(viewer, mirror, captured, to), -1, &s, acc)
                 pt = unpromoted(piece_type(captured))
                 n = hand_count(p.hand[us], pt)      # the captured one is the n-th
-                s += wk[_hand_feature(viewer, us, pt, n - 1)]
+                _feature(net, base + _hand_feature(viewer, us, pt, n - 1), 1, &s, acc)
         child.sum[viewer] = s
 
 
 @cython.cdivision(True)
-cdef int kp_value(const Pos* p, const KPAcc* acc) noexcept nogil:
+cdef int _net_output(const KPNet* net, const int16_t* mine, const int16_t* theirs) noexcept nogil:
+    """The network's term in centipawns for the side whose accumulator is `mine`:
+    sum of out_w * clip(acc, 0, QA)^2 over both, plus the bias, in int64 (no overflow
+    whatever the weights), rounded towards zero."""
+    cdef int64_t total = <int64_t>net.out_bias * (NET_QA * NET_QA)
+    cdef int32_t part = 0
+    cdef int i, x
+    for i in range(NET_HIDDEN):
+        x = mine[i]
+        x = 0 if x < 0 else (NET_QA if x > NET_QA else x)
+        total += <int64_t>(net.out_w[i] * (x * x))
+        x = theirs[i]
+        x = 0 if x < 0 else (NET_QA if x > NET_QA else x)
+        total += <int64_t>(net.out_w[NET_HIDDEN + i] * (x * x))
+    return <int>(total // (NET_QA * NET_QA * NET_QB))
+
+
+@cython.cdivision(True)
+cdef int kp_value(const Pos* p, const KPNet* net, const KPAcc* acc) noexcept nogil:
     """Centipawns for the side to move (C division: rounded towards zero, so that a
     position and its colour-flipped twin score exactly opposite)."""
     cdef int32_t s = acc.sum[BLACK] - acc.sum[WHITE]
-    return (s if p.side == BLACK else -s) // KP_SCALE
+    cdef int v = (s if p.side == BLACK else -s) // KP_SCALE
+    if net.ft != NULL:
+        v += _net_output(net, acc.acc[p.side], acc.acc[p.side ^ 1])
+    return v
 
 
-cdef const int16_t* kp_active_weights() noexcept nogil:
+cdef const KPNet* kp_active_net() noexcept nogil:
     return ACTIVE
 
 
 # ---- Python API -----------------------------------------------------------------------
 
+def _int16(values, count: int, what: str) -> np.ndarray:
+    arr = np.ascontiguousarray(values, dtype=np.int16).reshape(-1).copy()
+    if arr.shape[0] != count:
+        raise ValueError(f"{what} has {count} values, not {arr.shape[0]}")
+    return arr
+
+
 def install(weights: np.ndarray) -> None:
     """Install a weight table (int16, WEIGHT_COUNT values in 1/8 cp) for the learned
-    evaluation; it becomes active when `set_enabled(True)`.  Call between searches
-    only: a running search keeps reading the table it started with."""
-    global INSTALLED, _installed_array, ACTIVE
-    cdef int16_t[::1] view
-    table = np.ascontiguousarray(weights, dtype=np.int16).reshape(-1)
-    if table.shape[0] != KP_WEIGHTS:
-        raise ValueError(f"a KP table has {KP_WEIGHTS} weights, not {table.shape[0]}")
-    arr = table.copy()
-    view = arr
-    enabled = ACTIVE != NULL
-    _installed_array = arr
-    INSTALLED = &view[0]
-    if enabled:
-        ACTIVE = INSTALLED
+    evaluation, without a network; it becomes active when `set_enabled(True)`.  Call
+    between searches only (a running search reads the installed arrays)."""
+    install_net(weights)
+
+
+def install_net(weights: np.ndarray, first=None, first_bias=None, out=None,
+                int out_bias=0) -> None:
+    """Install a KP table and, when `first` is given, the network on top of it: first
+    layer int16 [WEIGHT_COUNT, NET_HIDDEN] (NET_QA is 1.0), its bias [NET_HIDDEN], the
+    output weights [2 * NET_HIDDEN] in 1/NET_QB cp (the side to move's king's half
+    first) and the output bias in 1/NET_QB cp.  See `install`."""
+    global HAVE_INSTALLED, _installed
+    cdef int16_t[::1] kv, fv, bv, ov
+    arrays = {"kp": _int16(weights, KP_WEIGHTS, "a KP table")}
+    if first is not None:
+        if first_bias is None or out is None:
+            raise ValueError("a network needs its first layer, its bias and its output")
+        arrays["first"] = _int16(first, KP_WEIGHTS * NET_HIDDEN, "the first layer")
+        arrays["first_bias"] = _int16(first_bias, NET_HIDDEN, "the first layer's bias")
+        arrays["out"] = _int16(out, 2 * NET_HIDDEN, "the output layer")
+    kv = arrays["kp"]
+    INSTALLED.kp = &kv[0]
+    INSTALLED.ft = NULL
+    INSTALLED.ft_bias = NULL
+    INSTALLED.out_w = NULL
+    INSTALLED.out_bias = out_bias
+    if first is not None:
+        fv = arrays["first"]
+        bv = arrays["first_bias"]
+        ov = arrays["out"]
+        INSTALLED.ft = &fv[0]
+        INSTALLED.ft_bias = &bv[0]
+        INSTALLED.out_w = &ov[0]
+    _installed = arrays
+    HAVE_INSTALLED = True
 
 
 def installed() -> np.ndarray | None:
-    """A copy of the installed table (None before `install`)."""
-    return None if _installed_array is None else _installed_array.copy()
+    """A copy of the installed KP table (None before `install`)."""
+    return None if _installed is None else _installed["kp"].copy()
+
+
+def installed_state():
+    """Everything installed (for `restore_state`), or None before `install`."""
+    if _installed is None:
+        return None
+    return {k: v.copy() for k, v in _installed.items()}, INSTALLED.out_bias
+
+
+def restore_state(state) -> None:
+    """Install again what `installed_state` returned (None: nothing is done)."""
+    if state is None:
+        return
+    arrays, out_bias = state
+    install_net(arrays["kp"], arrays.get("first"), arrays.get("first_bias"), arrays.get("out"),
+                out_bias)
+
+
+def has_net() -> bool:
+    """Whether the installed weights include the network."""
+    return HAVE_INSTALLED and INSTALLED.ft != NULL
 
 
 def set_enabled(enabled: bool) -> None:
     """Make the search use the learned evaluation (True) or the hand-written one."""
     global ACTIVE
-    if enabled and INSTALLED == NULL:
+    if enabled and not HAVE_INSTALLED:
         raise ValueError("no KP weights are installed")
-    ACTIVE = INSTALLED if enabled else NULL
+    ACTIVE = &INSTALLED if enabled else NULL
 
 
 def enabled() -> bool:
@@ -252,14 +349,14 @@ def enabled() -> bool:
 
 
 def evaluate_sfen(str sfen) -> int:
-    """The installed table's score of a position (any `Position` text) for the side to
-    move, computed from scratch, whether or not the table is enabled."""
-    if INSTALLED == NULL:
+    """The installed weights' score of a position (any `Position` text) for the side to
+    move, computed from scratch, whether or not they are enabled."""
+    if not HAVE_INSTALLED:
         raise ValueError("no KP weights are installed")
     cdef Position pos = Position(sfen)
     cdef KPAcc acc
-    kp_refresh(&pos.pos, INSTALLED, &acc)
-    return kp_value(&pos.pos, &acc)
+    kp_refresh(&pos.pos, &INSTALLED, &acc)
+    return kp_value(&pos.pos, &INSTALLED, &acc)
 
 
 def features(board: np.ndarray, hands: np.ndarray, side: np.ndarray) -> np.ndarray:
@@ -306,7 +403,7 @@ def incremental_check(str sfen, int plies, unsigned int seed) -> dict:
     the incrementally updated sums with a from-scratch sum after every move and undo.
     Returns a dict: checks, mismatches, and how many moves of each kind were made
     (drops, captures, promotions, king_moves).  Uses the installed table."""
-    if INSTALLED == NULL:
+    if not HAVE_INSTALLED:
         raise ValueError("no KP weights are installed")
     cdef Position start = Position(sfen)
     cdef Pos p
@@ -323,7 +420,7 @@ def incremental_check(str sfen, int plies, unsigned int seed) -> dict:
         pos_free(&p)
         raise MemoryError()
     with nogil:
-        kp_refresh(&p, INSTALLED, &accs[0])
+        kp_refresh(&p, &INSTALLED, &accs[0])
         for step in range(plies):
             rng = rng * 1103515245u + 12345u
             if ply > 0 and (rng >> 16) % 5 == 0:
@@ -346,11 +443,13 @@ def incremental_check(str sfen, int plies, unsigned int seed) -> dict:
                         promotions += move_is_promotion(m)
                         king_moves += piece_type(p.board[move_from(m)]) == KING
                     pos_do_move(&p, m)
-                    kp_update(&p, INSTALLED, &accs[ply], &accs[ply + 1])
+                    kp_update(&p, &INSTALLED, &accs[ply], &accs[ply + 1])
                     ply += 1
-            kp_refresh(&p, INSTALLED, &fresh)
+            kp_refresh(&p, &INSTALLED, &fresh)
             checks += 1
-            if fresh.sum[0] != accs[ply].sum[0] or fresh.sum[1] != accs[ply].sum[1]:
+            if (fresh.sum[0] != accs[ply].sum[0] or fresh.sum[1] != accs[ply].sum[1]
+                    or (INSTALLED.ft != NULL
+                        and memcmp(fresh.acc, accs[ply].acc, sizeof(fresh.acc)) != 0)):
                 mismatches += 1
     pos_free(&p)
     return {"checks": checks, "mismatches": mismatches, "drops": drops,

@@ -29,7 +29,7 @@ from usi_engine.tt cimport (TT, HashMemory, WRITER_SEARCH, WRITER_MATE, tt_attac
 from usi_engine.atomics cimport atomic_load_int, atomic_load_i64, atomic_store_i64, monotonic_ns
 from usi_engine.control cimport (ctl_stop, ctl_clear_stop, ctl_start, ctl_deadline_after,
                                  ctl_raise_pending, ctl_elapsed_ms)
-from usi_engine.kp cimport kp_active_weights
+from usi_engine.kp cimport kp_active_net
 from usi_engine.tree cimport (MAX_PLY, MAX_ROOT_MOVES, VALUE_INFINITE, VALUE_MATE,
                               VALUE_MATE_IN_MAX_PLY, NO_DEADLINE, RootMove, Context, iterate)
 from usi_engine.workers cimport (helper_search, new_context, free_context, forget_history,
@@ -271,7 +271,7 @@ cdef class Searcher:
             ctl_clear_stop(&c.ctl)
         self.set_deadlines(soft_ms, hard_ms)
         c.tt = &self.tt
-        c.kp_weights = kp_active_weights()
+        c.kp_net = kp_active_net()
         c.root_sp = c.pos.sp
         ctl_start(&c.ctl, nodes if nodes > 0 else 0,
                   threading.current_thread() is threading.main_thread())

@@ -5,7 +5,7 @@ from usi_engine.position cimport Pos
 from usi_engine.tt cimport TT
 from usi_engine.control cimport Control
 from usi_engine.history cimport History
-from usi_engine.kp cimport KPAcc
+from usi_engine.kp cimport KPAcc, KPNet
 from libc.stdint cimport int16_t
 
 cdef enum:
@@ -43,7 +43,7 @@ cdef struct Context:
     History hist                  # killers, butterfly, counter-move, continuation
     int move_keys[MAX_PLY + 2]    # piece-to of the move made at each ply (NO_PIECE_TO: null)
     int static_evals[MAX_PLY + 2]   # per ply, -VALUE_INFINITE when in check
-    const int16_t* kp_weights     # the learned evaluation's table; NULL: hand-written
+    const KPNet* kp_net           # the learned evaluation's weights; NULL: hand-written
     KPAcc kp_acc[MAX_PLY + 2]     # its sums per ply, updated move by move
     int pv[MAX_PLY][MAX_PLY]
     int pv_length[MAX_PLY]

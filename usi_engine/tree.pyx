@@ -259,8 +259,8 @@ cdef inline int terminal_value(Context* c, int ply, bint* done) noexcept nogil:
 
 cdef inline int static_value(Context* c, int ply) noexcept nogil:
     """The static evaluation of the position at ply: learned or hand-written."""
-    if c.kp_weights != NULL:
-        return kp_value(&c.pos, &c.kp_acc[ply])
+    if c.kp_net != NULL:
+        return kp_value(&c.pos, c.kp_net, &c.kp_acc[ply])
     return evaluate(&c.pos)
 
 
@@ -305,8 +305,8 @@ cdef inline void play_move(Context* c, int m, int ply) noexcept nogil:
     """Play m at ply and bring the learned evaluation's sums to ply + 1."""
     pos_do_move(&c.pos, m)
     tt_prefetch(c.tt, position_key(&c.pos))
-    if c.kp_weights != NULL:
-        kp_update(&c.pos, c.kp_weights, &c.kp_acc[ply], &c.kp_acc[ply + 1])
+    if c.kp_net != NULL:
+        kp_update(&c.pos, c.kp_net, &c.kp_acc[ply], &c.kp_acc[ply + 1])
 
 
 cdef inline void play_null(Context* c, int ply) noexcept nogil:
@@ -736,8 +736,8 @@ cdef inline int _late_move_reduction(Context* c, int m, int depth, int searched,
 cdef void iterate(Context* c, int depth, int multipv) noexcept nogil:
     """One iteration of iterative deepening, every MultiPV line, with aspiration."""
     cdef int k, v, alpha, beta, delta, prev
-    if c.kp_weights != NULL:
-        kp_refresh(&c.pos, c.kp_weights, &c.kp_acc[0])
+    if c.kp_net != NULL:
+        kp_refresh(&c.pos, c.kp_net, &c.kp_acc[0])
     for k in range(c.root_count):
         c.root_moves[k].previous_score = c.root_moves[k].score
     for k in range(multipv):

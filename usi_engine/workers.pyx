@@ -68,7 +68,7 @@ cdef int prepare_helper(Context* h, const Context* main) noexcept nogil:
     h.root_count = main.root_count
     memcpy(h.root_moves, main.root_moves, main.root_count * sizeof(RootMove))
     h.tt = main.tt
-    h.kp_weights = main.kp_weights
+    h.kp_net = main.kp_net
     h.root_sp = main.root_sp
     h.max_game_ply = main.max_game_ply
     h.entering_king_rule = main.entering_king_rule
