@@ -5,6 +5,8 @@ with the score and its 95% interval printed side by side at the end.
     python bench/ab_match.py --freeze /tmp/base          # copies usi_engine/ + a launcher
     # or of a past commit, built as a wheel from a scratch git worktree (e.g. before #13):
     python bench/ab_match.py --freeze /tmp/old --commit 4841eb5
+    # or of this build with other weights (a KP table or a network) as its shipped ones:
+    python bench/ab_match.py --freeze /tmp/net2 --weights kpnn2.bin
     # ... change the code, rebuild, then:
     python bench/ab_match.py --new ./bench/engine.sh --base /tmp/base/engine.sh \\
         --games 200 --byoyomi 100 --run-dir /tmp/ab1
@@ -39,9 +41,9 @@ cd "{dir}" && PYTHONPATH="{dir}" exec "{python}" -m usi_engine "$@"
 """
 
 
-def freeze(target: Path, root: Path = ROOT) -> Path:
+def freeze(target: Path, root: Path = ROOT, weights: Path | None = None) -> Path:
     """Copy the built package of the checkout `root` (with its compiled modules) and a
-    launcher to target."""
+    launcher to target; `weights` (a KP or network file) replaces its shipped weights."""
     package = root / "usi_engine"
     if not list(package.glob("*.so")) and not list(package.glob("*.pyd")):
         raise SystemExit("usi_engine/ holds no compiled module: build in place first "
@@ -49,13 +51,15 @@ def freeze(target: Path, root: Path = ROOT) -> Path:
     target.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(target / "usi_engine", ignore_errors=True)
     shutil.copytree(root / "usi_engine", target / "usi_engine")
+    if weights is not None:
+        shutil.copyfile(weights, target / "usi_engine" / "data" / "kpnn.bin")
     launcher = target / "engine.sh"
     launcher.write_text(LAUNCHER.format(dir=target.resolve(), python=sys.executable))
     launcher.chmod(0o755)
     return launcher
 
 
-def freeze_commit(target: Path, commit: str) -> Path:
+def freeze_commit(target: Path, commit: str, weights: Path | None = None) -> Path:
     """Build a wheel of `commit` of this repository from a scratch git worktree (pip,
     with build isolation: the commit's own build requirements) and freeze its package
     to target; the worktree and the wheel are removed afterwards."""
@@ -73,7 +77,7 @@ def freeze_commit(target: Path, commit: str) -> Path:
         built = scratch.parent / "built"
         with zipfile.ZipFile(next(wheels.glob("*.whl"))) as wheel:
             wheel.extractall(built)
-        return freeze(target, built)
+        return freeze(target, built, weights)
     finally:
         subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(scratch)],
                        capture_output=True)
@@ -117,6 +121,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--freeze", metavar="DIR", help="copy this build to DIR and exit")
     ap.add_argument("--commit", help="with --freeze: build this commit (in a scratch "
                     "worktree) and freeze it instead of this checkout's build")
+    ap.add_argument("--weights", metavar="FILE",
+                    help="with --freeze: these weights (KP table or network) become the "
+                         "frozen build's shipped ones. Compare weight files this way, not "
+                         "with an EvalFile option: shogiarena copies a file option into "
+                         "its run directory and passes a relative name, which the frozen "
+                         "launcher (it changes directory) does not find")
     ap.add_argument("--new", default=str(ROOT / "bench" / "engine.sh"),
                     help="command of the engine under test (bench/engine.sh: this checkout)")
     ap.add_argument("--base", help="command of the reference engine")
@@ -134,12 +144,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-sprt-stop", action="store_true",
                     help="play all --games even when the SPRT has decided")
     args = ap.parse_args(argv)
-    if args.commit and not args.freeze:
-        ap.error("--commit goes with --freeze DIR")
+    for flag, value in (("--commit", args.commit), ("--weights", args.weights)):
+        if value and not args.freeze:
+            ap.error(f"{flag} goes with --freeze DIR")
     if args.freeze:
         target = Path(args.freeze)
-        print(freeze_commit(target, args.commit) if args.commit else freeze(target))
+        weights = Path(args.weights) if args.weights else None
+        if weights is not None and not weights.is_file():
+            ap.error(f"--weights {weights}: no such file")
+        print(freeze_commit(target, args.commit, weights) if args.commit
+              else freeze(target, weights=weights))
         return 0
+    for option in args.new_option + args.base_option:
+        if option.split("=", 1)[0] in ("EvalFile", "EvalDir"):
+            ap.error(f"{option}: freeze a build with --weights instead (see --help)")
     if not args.base:
         ap.error("--base is required (or --freeze DIR)")
     arena = shutil.which("shogiarena")

@@ -31,6 +31,18 @@ def test_a_commit_without_freeze_is_a_usage_error():
     assert result.returncode == 2 and "--commit goes with --freeze" in result.stderr
 
 
+def test_an_eval_file_option_is_refused_in_favour_of_frozen_weights():
+    result = ab_match("--base", "x", "--new-option", "EvalFile=net.bin")
+    assert result.returncode == 2 and "freeze a build with --weights" in result.stderr
+
+
+def test_frozen_weights_replace_the_shipped_ones(tmp_path):
+    (tmp_path / "w.bin").write_bytes(b"weights")
+    result = ab_match("--freeze", str(tmp_path / "f"), "--weights", str(tmp_path / "w.bin"))
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "f" / "usi_engine" / "data" / "kpnn.bin").read_bytes() == b"weights"
+
+
 @pytest.mark.slow
 def test_a_frozen_commit_is_built_runs_as_an_engine_and_leaves_no_worktree(tmp_path):
     before = worktrees()

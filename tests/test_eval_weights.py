@@ -25,7 +25,10 @@ def test_a_written_file_reads_back_the_same_table(tmp_path):
 
 
 def test_the_embedded_weights_are_a_valid_file():
-    assert eval_weights.read_weights(eval_weights.embedded_path()).shape == (kp.WEIGHT_COUNT,)
+    assert eval_weights.read_weights(eval_weights.embedded_kp_path()).shape == (kp.WEIGHT_COUNT,)
+    net = eval_weights.read_any(eval_weights.embedded_path())
+    assert isinstance(net, eval_weights.NetWeights)
+    assert net.first.shape == (kp.WEIGHT_COUNT, kp.HIDDEN)
 
 
 @pytest.mark.parametrize("damage, message", [
@@ -69,10 +72,23 @@ def test_loader_keeps_the_previous_weights_when_a_new_file_is_bad(tmp_path, keep
     assert kp.enabled() and np.array_equal(kp.installed(), _table(3))
 
 
-def test_loader_falls_back_to_the_hand_evaluation_when_nothing_could_be_loaded(keep_kp_state):
-    messages = EvalLoader().apply("learned", "/no/such/weights.bin")
-    assert "using the hand-written evaluation" in messages[0]
-    assert not kp.enabled()
+def test_loader_falls_back_to_the_shipped_weights_when_nothing_was_loaded(keep_kp_state):
+    kp.install(_table(6))
+    loader = EvalLoader()
+    messages = loader.apply("learned", "/no/such/weights.bin")
+    assert "cannot read /no/such/weights.bin" in messages[0]
+    assert "using the shipped weights" in messages[0]
+    assert kp.enabled() and kp.has_net()
+    assert loader.loaded_path == str(eval_weights.embedded_path())
+
+
+def test_a_bare_kp_bin_names_the_shipped_king_piece_table(tmp_path, keep_kp_state):
+    loader = EvalLoader()
+    assert loader.apply("learned", "kp.bin", str(tmp_path)) == [
+        f"EvalFile: loaded {eval_weights.embedded_kp_path()}"]
+    assert kp.enabled() and not kp.has_net()
+    assert np.array_equal(kp.installed(),
+                          eval_weights.read_weights(eval_weights.embedded_kp_path()))
 
 
 def test_eval_type_hand_disables_the_learned_evaluation(keep_kp_state):

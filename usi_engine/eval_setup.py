@@ -2,7 +2,8 @@
 ``isready``.
 
 `EvalType learned` (the default) loads the weights of `EvalFile` (empty: those shipped
-in the package; a relative name is looked for in `EvalDir` first) into
+in the package, the network `kpnn.bin`; a relative name is looked for in `EvalDir`
+first, and `kp.bin` names the shipped king-piece table alone) into
 `usi_engine.kp`: a king-piece table alone, or a table with the network on top of it
 (`usi_engine.learn_net`), told apart by the file's magic; `EvalType hand` switches to the
 hand-written evaluation, kept as the baseline.  A weight file that cannot be used
@@ -39,9 +40,10 @@ class EvalLoader:
     def apply(self, eval_type: str, eval_file: str, eval_dir: str = "eval") -> list[str]:
         """Select the evaluation; returns the messages for ``info string`` lines.
         A relative `eval_file` is looked for in `eval_dir` first (YaneuraOu's EvalDir
-        convention, which match runners such as shogiarena follow), then as given.
+        convention, which match runners such as shogiarena follow), then as given, then
+        among the files shipped in the package (`kp.bin`: the king-piece table alone).
         Never raises: a bad file leaves the previous weights (or, if none were ever
-        loaded, the hand-written evaluation) in use."""
+        loaded, the shipped ones) in use."""
         if str(eval_type).lower() == "hand":
             kp.set_enabled(False)
             return []
@@ -52,6 +54,10 @@ class EvalLoader:
             in_dir = os.path.join(str(eval_dir), path)
             if os.path.exists(in_dir) or not os.path.exists(path):
                 path = in_dir
+        if not os.path.isabs(str(eval_file)) and not os.path.exists(path):
+            shipped = eval_weights.embedded_kp_path().parent / os.path.basename(str(eval_file))
+            if shipped.is_file():
+                path = str(shipped)
         messages: list[str] = []
         try:
             stat = os.stat(path)
@@ -62,16 +68,33 @@ class EvalLoader:
             try:
                 weights = eval_weights.read_any(path)
             except eval_weights.WeightFileError as exc:
-                messages.append(f"EvalFile: {exc}; " + (
-                    f"keeping {self.loaded[0]}" if self.loaded is not None
-                    else "using the hand-written evaluation"))
-            else:
-                if isinstance(weights, eval_weights.NetWeights):
-                    weights.install()
+                if self.loaded is not None:
+                    messages.append(f"EvalFile: {exc}; keeping {self.loaded[0]}")
                 else:
-                    kp.install(weights)
+                    fallback = str(eval_weights.embedded_path())
+                    messages.append(f"EvalFile: {exc}; using the shipped weights {fallback}")
+                    if path != fallback:
+                        self._install(fallback)
+            else:
+                _install_weights(weights)
                 self.loaded = identity
                 if identity is not None and identity[0] != str(eval_weights.embedded_path()):
                     messages.append(f"EvalFile: loaded {path}")   # the default goes unsaid
         kp.set_enabled(self.loaded is not None)
         return messages
+
+    def _install(self, path: str) -> None:
+        """Install a file known to be good (the shipped weights)."""
+        try:
+            stat = os.stat(path)
+            _install_weights(eval_weights.read_any(path))
+        except (OSError, eval_weights.WeightFileError):
+            return                                  # a broken installation: hand-written
+        self.loaded = (str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns)
+
+
+def _install_weights(weights) -> None:
+    if isinstance(weights, eval_weights.NetWeights):
+        weights.install()
+    else:
+        kp.install(weights)

@@ -70,8 +70,8 @@ def embedded_net_path() -> Path:
 
 
 def embedded_path() -> Path:
-    """The weights shipped inside the package (the default of `EvalFile`)."""
-    return embedded_kp_path()
+    """The weights shipped inside the package (the default of `EvalFile`): the network."""
+    return embedded_net_path()
 
 
 def read_weights(path: str | os.PathLike) -> np.ndarray:

@@ -119,8 +119,9 @@ def _select_eval(kind: str, path: str | None) -> None:
         from usi_engine.eval_setup import EvalLoader
         messages = EvalLoader().apply("learned", path or "")
         from usi_engine import kp
-        if not kp.enabled():
-            raise ValueError(messages[0] if messages else "no learned weights")
+        problems = [m for m in messages if not m.startswith("EvalFile: loaded")]
+        if problems or not kp.enabled():
+            raise ValueError(problems[0] if problems else "no learned weights")
         return
     raise ValueError(f"unknown evaluation {kind!r} (expected one of {', '.join(EVAL_KINDS)})")
 

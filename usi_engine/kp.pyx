@@ -16,8 +16,13 @@ colour-symmetric by construction).  A move changes a few features of each view, 
 search updates both sums per ply (`kp_update`); only a king move recomputes that
 king's view (`kp_refresh`).
 
-The weight file format and the training live in `usi_engine.eval_weights` and
-`usi_engine.learn`; this module holds what runs in the search.
+Optionally a small network sits on top of the table (`install_net`): each king's view
+also has an accumulator of NET_HIDDEN int16, the first layer's bias plus one row per
+active feature, updated by the same few rows per move as the sums; the network adds
+sum of w * clip(acc, 0, 1)^2 over both accumulators (the side to move's first).
+
+The weight file formats and the training live in `usi_engine.eval_weights`,
+`usi_engine.learn` and `usi_engine.learn_net`; this module holds what runs in the search.
 
     >>> import numpy as np
     >>> from usi_engine import kp

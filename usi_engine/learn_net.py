@@ -23,15 +23,14 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
 from usi_engine import eval_weights, kp
-from usi_engine.learn import (Dataset, decode, psv_files, read_records, split_files,
-                              starting_weights)
+from usi_engine.learn import (Dataset, _batches, decode, psv_files, read_records,
+                              split_files, starting_weights)
 
 W = kp.WEIGHT_COUNT
 F = kp.FEATURES_PER_BUCKET
@@ -152,25 +151,6 @@ class Adam:
             v *= 0.999
             v += 0.001 * g * g
             p -= (lr / c1) * m / (np.sqrt(v / c2) + 1e-8)
-
-
-def _batches(data: Dataset, batch_size: int, rng: np.random.Generator
-             ) -> Iterator[tuple[np.ndarray, Dataset]]:
-    """Shuffled mini-batches with their features, prepared one ahead in a thread."""
-    order = rng.permutation(len(data))
-    chunks = [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
-
-    def prepare(index: np.ndarray) -> tuple[np.ndarray, Dataset]:
-        part = data.subset(np.sort(index))
-        return kp.features(part.board, part.hands, part.side), part
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pending = pool.submit(prepare, chunks[0]) if chunks else None
-        for k in range(len(chunks)):
-            assert pending is not None
-            ready = pending.result()
-            pending = pool.submit(prepare, chunks[k + 1]) if k + 1 < len(chunks) else None
-            yield ready
 
 
 def evaluate_loss(net: Net, data: Dataset, cfg: NetConfig) -> float:
