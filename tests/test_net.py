@@ -10,6 +10,7 @@ from usi_engine.eval_setup import EvalLoader
 from usi_engine.packed import decode_records, pack
 from usi_engine.position import Position
 
+from test_kp import _random_positions
 from test_learn import _records
 
 STARTPOS = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
@@ -47,19 +48,6 @@ def random_net():
     yield weights
     kp.restore_state(before)
     kp.set_enabled(was_enabled)
-
-
-def _random_positions(count: int, seed: int) -> list[Position]:
-    rng = np.random.default_rng(seed)
-    out, pos = [], Position()
-    while len(out) < count:
-        moves = pos.legal_moves()
-        if not moves or pos.ply > 200:
-            pos = Position()
-            continue
-        pos.push(moves[rng.integers(len(moves))])
-        out.append(pos.copy())
-    return out
 
 
 def test_incremental_accumulators_equal_accumulators_from_scratch(random_net):

@@ -235,25 +235,34 @@ def split_files(files: Sequence[Path], val_fraction: float) -> tuple[list[Path],
     return list(files[:-n_val]), list(files[-n_val:])
 
 
+def load_data(paths: Sequence[str | Path], val_fraction: float, max_score: int
+              ) -> tuple[Dataset, Dataset, int, int, int]:
+    """The training and validation sets of the record files/folders `paths` (whole
+    files held out), with the number of training records and of each side's files."""
+    files = psv_files(paths)
+    if not files:
+        raise ValueError("no record files found")
+    train_files, val_files = split_files(files, val_fraction)
+    train_records = read_records(train_files)
+    train_set = decode(train_records, max_score)
+    val_set = decode(read_records(val_files), max_score)
+    if len(train_set) < 1:
+        raise ValueError(f"no usable positions in {len(train_records)} records")
+    return train_set, val_set, len(train_records), len(train_files), len(val_files)
+
+
 def train(paths: Sequence[str | Path], out: str | Path, cfg: TrainConfig,
           log: Callable[[str], None] = print) -> dict:
     """Train from the record files/folders `paths`, write the weights to `out`, and
     return a summary (positions used, losses per epoch)."""
-    files = psv_files(paths)
-    if not files:
-        raise ValueError("no record files found")
     t0 = time.perf_counter()
-    train_files, val_files = split_files(files, cfg.val_fraction)
-    train_records = read_records(train_files)
-    train_set = decode(train_records, cfg.max_score)
-    val_set = decode(read_records(val_files), cfg.max_score)
-    if len(train_set) < 1:
-        raise ValueError(f"no usable positions in {len(train_records)} records")
+    train_set, val_set, n_records, n_train_files, n_val_files = load_data(
+        paths, cfg.val_fraction, cfg.max_score)
     start = starting_weights(cfg.init)
     model = Model(start)
     baseline = evaluate_loss(model, val_set, cfg) if len(val_set) else float("nan")
-    log(f"train {len(train_set)} positions of {len(train_records)} records "
-        f"({len(train_files)} files), validation {len(val_set)} ({len(val_files)} files), "
+    log(f"train {len(train_set)} positions of {n_records} records "
+        f"({n_train_files} files), validation {len(val_set)} ({n_val_files} files), "
         f"read_s {time.perf_counter() - t0:.1f}")
     log(f"epoch 0 validation_loss {baseline:.6f} (starting weights: {cfg.init})")
     optimizer = Adam(model.w.size)

@@ -29,8 +29,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from usi_engine import eval_weights, kp
-from usi_engine.learn import (Dataset, _batches, decode, psv_files, read_records,
-                              split_files, starting_weights)
+from usi_engine.learn import Dataset, _batches, load_data, starting_weights
 
 W = kp.WEIGHT_COUNT
 F = kp.FEATURES_PER_BUCKET
@@ -191,15 +190,9 @@ def train_net(paths: Sequence[str | Path], out: str | Path, cfg: NetConfig,
               log: Callable[[str], None] = print) -> dict:
     """Train from the record files/folders `paths`, write the weights to `out`, and
     return a summary (positions used, losses per epoch)."""
-    files = psv_files(paths)
-    if not files:
-        raise ValueError("no record files found")
     t0 = time.perf_counter()
-    train_files, val_files = split_files(files, cfg.val_fraction)
-    train_set = decode(read_records(train_files), cfg.max_score)
-    val_set = decode(read_records(val_files), cfg.max_score)
-    if len(train_set) < 1:
-        raise ValueError("no usable positions")
+    train_set, val_set, _, n_train_files, n_val_files = load_data(
+        paths, cfg.val_fraction, cfg.max_score)
     init = cfg.init or str(eval_weights.embedded_kp_path())
     start_kp = starting_weights(init).astype(np.float32)
     rng = np.random.default_rng(cfg.seed)
@@ -207,8 +200,8 @@ def train_net(paths: Sequence[str | Path], out: str | Path, cfg: NetConfig,
     kp_only = Net(start_kp, cfg.hidden, rng)
     kp_only.w2[:] = 0
     baseline = evaluate_loss(kp_only, val_set, cfg) if len(val_set) else float("nan")
-    log(f"train {len(train_set)} positions ({len(train_files)} files), validation "
-        f"{len(val_set)} ({len(val_files)} files), hidden {cfg.hidden}, "
+    log(f"train {len(train_set)} positions ({n_train_files} files), validation "
+        f"{len(val_set)} ({n_val_files} files), hidden {cfg.hidden}, "
         f"read_s {time.perf_counter() - t0:.1f}")
     log(f"epoch 0 validation_loss {baseline:.6f} (the KP table {init} alone)")
     opt = Adam(net.params())
