@@ -144,10 +144,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--positions", help="file of `name | sfen` lines instead of the engine's bench list")
     ap.add_argument("--eval", choices=("learned", "hand"), default="learned",
                     help="our evaluation (in-process): learned (the engine's default) or hand")
+    ap.add_argument("--eval-file", default="",
+                    help="with --eval learned: this weight file instead of the shipped network "
+                         "(a bare name is also looked up among the shipped files: kp.bin is the "
+                         "king-piece table alone)")
     args = ap.parse_args(argv)
+    eval_note = ""
     if args.ours == "inprocess":
         from usi_engine.eval_setup import EvalLoader
-        EvalLoader().apply(args.eval, "")
+        loader = EvalLoader()
+        for message in loader.apply(args.eval, args.eval_file):
+            if not message.startswith("EvalFile: loaded"):
+                ap.error(message)               # a missing or damaged file: measure nothing
+        eval_note = "hand-set evaluation" if args.eval == "hand" else f"weights {loader.loaded_path}"
+    elif args.eval != "learned" or args.eval_file:
+        ap.error("--eval and --eval-file apply to the in-process search only")
     if not args.depth and not args.movetime:
         args.movetime = 1000
     if (args.depth is not None and args.depth < 1) or (args.movetime is not None and args.movetime < 1):
@@ -184,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         import usi_engine
         print(f"ours: usi_engine {getattr(usi_engine, '__version__', '?')} in-process "
-              f"(usi_engine.search.Searcher)")
+              f"(usi_engine.search.Searcher), {eval_note}")
 
     # the peer
     peer = None
