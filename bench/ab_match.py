@@ -160,7 +160,9 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"{option}: freeze a build with --weights instead (see --help)")
     if not args.base:
         ap.error("--base is required (or --freeze DIR)")
-    arena = shutil.which("shogiarena")
+    # the venv's script too when its python is run without activating the venv
+    beside = Path(sys.executable).parent / "shogiarena"
+    arena = shutil.which("shogiarena") or (str(beside) if beside.exists() else None)
     if arena is None:
         raise SystemExit("shogiarena is not installed: pip install -e '.[bench]' (Python 3.11+)")
     common = {"NetworkDelay": "0", "NetworkDelay2": "0", "USI_Hash": "64",
