@@ -31,13 +31,7 @@ def _random_net(seed: int = 3) -> eval_weights.NetWeights:
 
 def _float_model(weights: eval_weights.NetWeights) -> learn_net.Net:
     """The float network that the integer weights stand for."""
-    net = learn_net.Net(eval_weights.dequantize(weights.kp), kp.HIDDEN, np.random.default_rng(0))
-    net.ft[:kp.WEIGHT_COUNT] = weights.first / kp.QA
-    net.ftf[:] = 0
-    net.b1[:] = weights.first_bias / kp.QA
-    net.w2[:] = weights.out / kp.QB
-    net.b2[:] = weights.out_bias / kp.QB
-    return net
+    return learn_net.Net.from_weights(weights)
 
 
 @pytest.fixture
@@ -195,3 +189,16 @@ def test_learn_net_writes_a_network_that_the_engine_loads(data_files, tmp_path):
         log=lambda line: None)
     assert summary["validation_positions"] > 0
     assert eval_weights.read_net(out).first.shape == (kp.WEIGHT_COUNT, kp.HIDDEN)
+
+
+def test_learn_net_started_from_a_network_file_begins_at_that_networks_loss(
+        data_files, tmp_path):
+    start = tmp_path / "start.bin"
+    eval_weights.write_net(start, _random_net(8))
+    cfg = learn_net.NetConfig(epochs=1, batch_size=64, init=str(start))
+    _, val_set, *_ = learn.load_data([data_files], cfg.val_fraction, cfg.max_score)
+    expected = learn_net.evaluate_loss(_float_model(eval_weights.read_net(start)), val_set, cfg)
+    summary = learn_net.train_net([data_files], tmp_path / "out.bin", cfg,
+                                  log=lambda line: None)
+    assert summary["baseline_validation_loss"] == pytest.approx(expected, rel=1e-6)
+    assert summary["epochs"][0]["validation_loss"] < summary["baseline_validation_loss"]

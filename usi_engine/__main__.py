@@ -406,7 +406,8 @@ def add_learn_net_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParse
                    help="fraction of the files held out for validation (default 0.05)")
     p.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=1)
     p.add_argument("--init", default=None,
-                   help="KP table to start from (default: the one shipped)")
+                   help="KP table to start from with a new network (default: the one "
+                        "shipped), or a network file to go on training")
     p.set_defaults(func=cmd_learn_net)
 
 

@@ -47,7 +47,7 @@ class NetConfig:
     max_score: int = 3000
     val_fraction: float = 0.05
     seed: int = 1
-    init: str = ""                  # KP table to start from ("": the shipped one)
+    init: str = ""                  # KP table or network to start from ("": the shipped table)
     kp_reg: float = 1e-4            # L2 pull of the KP table towards its start
     hidden: int = kp.HIDDEN
 
@@ -63,6 +63,17 @@ class Net:
         self.b1 = np.full(hidden, 0.3, dtype=np.float32)
         self.w2 = rng.normal(0.0, 2.0, 2 * hidden).astype(np.float32)
         self.b2 = np.zeros(1, dtype=np.float32)
+
+    @classmethod
+    def from_weights(cls, weights: eval_weights.NetWeights) -> "Net":
+        """The float network that the engine's integer weights stand for (the
+        factoriser's shared rows zero, so that its first layer is the file's)."""
+        net = cls(eval_weights.dequantize(weights.kp), kp.HIDDEN, np.random.default_rng(0))
+        net.ft[:W] = weights.first / kp.QA
+        net.b1[:] = weights.first_bias / kp.QA
+        net.w2[:] = weights.out / kp.QB
+        net.b2[:] = weights.out_bias / kp.QB
+        return net
 
     def params(self) -> list[np.ndarray]:
         return [self.kp, self.ft, self.ftf, self.b1, self.w2, self.b2]
@@ -186,6 +197,24 @@ def export(net: Net) -> eval_weights.NetWeights:
                                      float(net.b2[0]))
 
 
+def starting_net(init: str, hidden: int, rng: np.random.Generator
+                 ) -> tuple[Net, Net, str]:
+    """The network training starts from, the one whose loss is the baseline, and what
+    that is: a network file is taken as it is (to go on training it on new data); a KP
+    table (or "hand") gets a random network on top, the table alone being the baseline."""
+    if init != "hand" and isinstance(weights := eval_weights.read_any(init),
+                                     eval_weights.NetWeights):
+        if hidden != kp.HIDDEN:
+            raise ValueError(f"{init}: a network of width {kp.HIDDEN}, not {hidden}")
+        net = Net.from_weights(weights)
+        return net, net, "the network"
+    start_kp = starting_weights(init).astype(np.float32)
+    net = Net(start_kp, hidden, rng)
+    kp_only = Net(start_kp, hidden, rng)
+    kp_only.w2[:] = 0
+    return net, kp_only, "the KP table alone"
+
+
 def train_net(paths: Sequence[str | Path], out: str | Path, cfg: NetConfig,
               log: Callable[[str], None] = print) -> dict:
     """Train from the record files/folders `paths`, write the weights to `out`, and
@@ -194,16 +223,14 @@ def train_net(paths: Sequence[str | Path], out: str | Path, cfg: NetConfig,
     train_set, val_set, _, n_train_files, n_val_files = load_data(
         paths, cfg.val_fraction, cfg.max_score)
     init = cfg.init or str(eval_weights.embedded_kp_path())
-    start_kp = starting_weights(init).astype(np.float32)
     rng = np.random.default_rng(cfg.seed)
-    net = Net(start_kp, cfg.hidden, rng)
-    kp_only = Net(start_kp, cfg.hidden, rng)
-    kp_only.w2[:] = 0
-    baseline = evaluate_loss(kp_only, val_set, cfg) if len(val_set) else float("nan")
+    net, baseline_net, what = starting_net(init, cfg.hidden, rng)
+    start_kp = net.kp[:W].copy()
+    baseline = evaluate_loss(baseline_net, val_set, cfg) if len(val_set) else float("nan")
     log(f"train {len(train_set)} positions ({n_train_files} files), validation "
         f"{len(val_set)} ({n_val_files} files), hidden {cfg.hidden}, "
         f"read_s {time.perf_counter() - t0:.1f}")
-    log(f"epoch 0 validation_loss {baseline:.6f} (the KP table {init} alone)")
+    log(f"epoch 0 validation_loss {baseline:.6f} ({what} {init})")
     opt = Adam(net.params())
     steps = math.ceil(len(train_set) / cfg.batch_size) * cfg.epochs
     history, step, best = [], 0, math.inf
