@@ -169,9 +169,25 @@ def test_the_quiescence_limits_keep_a_short_tsume_mate():
     ("RfpImproving", 1, 7), ("CaptureFutility", 200, 7), ("RazorMargin", 300, 7),
     ("ProbCutMargin", 200, 7), ("TtEval", 1, 7), ("QsChecks", 2, 7), ("IirDepth", 0, 7),
     ("TtCaptureReduction", 1, 7), ("FutilityLmrDepth", 0, 7), ("LmrMinDepth", 4, 7),
-    ("NullBase", 3, 10), ("NullDepthDivisor", 4, 10), ("McpDepth", 64, 10)])
+    ("NullBase", 3, 10), ("NullDepthDivisor", 4, 10), ("McpDepth", 64, 10),
+    ("SingularDepth", 6, 10)])
 def test_each_technique_switched_from_its_default_changes_the_tree(name, value, depth):
     assert DEFAULTS[name] != value
     before = nodes_to_depth(depth)
     tree.set_search_parameter(name, value)
     assert nodes_to_depth(depth) != before
+
+
+def test_the_singular_extension_keeps_a_short_tsume_mate_and_a_legal_line():
+    # the excluded-move search must neither store its bounds nor drop the only move
+    tree.set_search_parameter("SingularDepth", 4)
+    s = Searcher()
+    s.set_hash(16)
+    assert s.search(Position(MATE_IN_3_TSUME), depth=7).score_mate == 3
+    s = Searcher()
+    s.set_hash(16)
+    result = s.search(Position(MIDGAME), depth=10)
+    position = Position(MIDGAME)
+    for move in result.pv:
+        assert position.is_legal(move)
+        position.push(move)

@@ -1,6 +1,8 @@
 # Move-ordering statistics of one search thread: killers, the butterfly history (by
 # side, origin and destination), counter moves and continuation histories (a quiet
-# move scored by the move one and two plies before it), all inline.
+# move scored by the move one and two plies before it), all inline.  Piece-to keys
+# carry no colour, so the counter moves and continuation histories are indexed by the
+# side to move too: black's and white's moves to one square mean different things.
 from libc.stdint cimport int16_t
 from libc.string cimport memset
 
@@ -19,8 +21,9 @@ cdef enum:
 cdef struct History:
     int killers[HISTORY_PLY][2]
     int butterfly[2][88][81]
-    int counter[PIECE_TO]                 # the reply that refuted a (piece, to) last
-    int16_t cont[PIECE_TO][PIECE_TO]      # [previous piece-to][this move's piece-to]
+    int counter[2][PIECE_TO]              # [side][the opponent's piece-to]: the reply
+                                          # that refuted that move last
+    int16_t cont[2][PIECE_TO][PIECE_TO]   # [side][previous piece-to][this move's piece-to]
     int16_t corr_pawn[2][CORR_SIZE]       # static-score error by pawn placement ...
     int16_t corr_hand[2][CORR_SIZE]       # ... and by the pieces in both hands
 
@@ -57,9 +60,9 @@ cdef inline int quiet_score(const History* h, int side, int m, int key, int prev
     prev2 (piece-to, or NO_PIECE_TO)."""
     cdef int s = h.butterfly[side][move_from(m)][move_to(m)]
     if prev1 >= 0:
-        s += h.cont[prev1][key]
+        s += h.cont[side][prev1][key]
     if prev2 >= 0:
-        s += h.cont[prev2][key]
+        s += h.cont[side][prev2][key]
     return s
 
 
@@ -68,9 +71,9 @@ cdef inline void history_update(History* h, int side, int m, int key, int prev1,
     """Reward (bonus > 0) or punish (bonus < 0) quiet move m in every table."""
     _gravity(&h.butterfly[side][move_from(m)][move_to(m)], bonus)
     if prev1 >= 0:
-        _gravity16(&h.cont[prev1][key], bonus)
+        _gravity16(&h.cont[side][prev1][key], bonus)
     if prev2 >= 0:
-        _gravity16(&h.cont[prev2][key], bonus)
+        _gravity16(&h.cont[side][prev2][key], bonus)
 
 
 cdef inline void history_cutoff(History* h, int side, int m, int key, int prev1, int prev2,
@@ -88,4 +91,4 @@ cdef inline void history_cutoff(History* h, int side, int m, int key, int prev1,
         h.killers[ply][1] = h.killers[ply][0]
         h.killers[ply][0] = m
     if prev1 >= 0:
-        h.counter[prev1] = m
+        h.counter[side][prev1] = m

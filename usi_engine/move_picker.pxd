@@ -98,7 +98,7 @@ cdef inline void score_moves(Context* c, const int* moves, int* scores, int n, i
     cdef int i, m
     cdef int prev1 = previous_key(c, ply, 1)
     cdef int prev2 = previous_key(c, ply, 2)
-    cdef int counter = c.hist.counter[prev1] if prev1 >= 0 else 0
+    cdef int counter = c.hist.counter[p.side][prev1] if prev1 >= 0 else 0
     for i in range(n):
         m = moves[i]
         if m == tt_move:
@@ -198,7 +198,7 @@ cdef inline int _next_special(MovePicker* mp, Context* c) noexcept nogil:
         if mp.cur < 2:
             m = c.hist.killers[mp.ply][mp.cur]
         else:
-            m = c.hist.counter[prev1] if prev1 >= 0 else 0
+            m = c.hist.counter[c.pos.side][prev1] if prev1 >= 0 else 0
         mp.cur += 1
         if (m and not _handed_out(mp, m) and is_legal(&c.pos, m)
                 and is_quiet(&c.pos, m)):

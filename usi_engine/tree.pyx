@@ -97,6 +97,8 @@ cdef int NULL_DEPTH_DIVISOR    # (4 + depth / 3 as in Stockfish-family searches,
 cdef int LMR_MIN_DEPTH         # late-move reductions from this depth
 cdef int TT_CAPTURE_REDUCTION  # extra LMR plies for quiet moves when the table move is a
                               # capture (0: none; 1 scored +2 Elo [-46, +49], left off)
+cdef int SINGULAR_DEPTH        # singular extension of the table move from this depth (0: off)
+cdef int SINGULAR_MARGIN       # its search is against the table value less this x depth / 8
 cdef enum:
     SEE_PRUNE_MARGIN = 200    # per ply: captures and checks losing more are pruned (PruneChecks)
 
@@ -136,6 +138,8 @@ TUNABLES = (
     ("NullDepthDivisor", 3, 1, 16),
     ("LmrMinDepth", 3, 2, 8),
     ("TtCaptureReduction", 0, 0, 2),
+    ("SingularDepth", 0, 0, 20),
+    ("SingularMargin", 16, 0, 200),
 )
 
 #: TUNABLES that switch a technique (or pick among variants) rather than set a margin:
@@ -145,7 +149,7 @@ SWITCHES = frozenset({"CorrHist", "CutNodeReduction", "PruneChecks", "QsMate1Pli
                       "QuietSortLimit", "QsMate1AfterStandPat", "ProbCutMargin",
                       "RazorMargin", "QsRecapturePly", "QsMoveCount", "QsEvasionLimit",
                       "RfpImproving", "CaptureFutility", "IirDepth", "TtEval", "QsChecks",
-                      "LmrMinDepth", "TtCaptureReduction"})
+                      "LmrMinDepth", "TtCaptureReduction", "SingularDepth"})
 
 # Late-move reductions grow with the log of the depth and of the move number (as in
 # Stockfish-family searches): in shogi the quiet tail, drops included, is long.
@@ -160,7 +164,7 @@ cdef void _init_reductions() noexcept nogil:
                 LMR_BASE_CENTI / 100.0 + log(d) * log(m) * 100.0 / LMR_DIVISOR_CENTI)
 
 
-cdef int* _TUNED[34]             # the global behind each of TUNABLES, in its order
+cdef int* _TUNED[36]             # the global behind each of TUNABLES, in its order
 
 
 cdef void _point_tuned() noexcept nogil:
@@ -198,11 +202,13 @@ cdef void _point_tuned() noexcept nogil:
     _TUNED[31] = &NULL_DEPTH_DIVISOR
     _TUNED[32] = &LMR_MIN_DEPTH
     _TUNED[33] = &TT_CAPTURE_REDUCTION
+    _TUNED[34] = &SINGULAR_DEPTH
+    _TUNED[35] = &SINGULAR_MARGIN
 
 
 _point_tuned()
 _TUNED_INDEX = {spec[0]: i for i, spec in enumerate(TUNABLES)}
-assert len(TUNABLES) == len(_TUNED_INDEX) == 34
+assert len(TUNABLES) == len(_TUNED_INDEX) == 36
 
 
 def set_search_parameter(name: str, value: int) -> None:
@@ -449,7 +455,9 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
 
 # (Techniques tried and not kept, with their match results: README.md, "Figures".)
 cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_node,
-                bint null_ok, bint cut_node) noexcept nogil:
+                bint null_ok, bint cut_node, int excluded) noexcept nogil:
+    # excluded: a move left out (the singular-extension test searches the node without
+    # its table move); such a search neither prunes the node early nor stores it
     cdef Pos* p = &c.pos
     cdef MovePicker mp
     cdef int quiets_tried[64]
@@ -458,6 +466,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     cdef int n_quiets = 0
     cdef int m, v, best, best_move = 0, tt_move = 0, tt_value = VALUE_NONE, handed_out
     cdef int static_eval, raw_eval, new_depth, reduction, searched = 0, bound, node_eval
+    cdef int extension, singular_beta
     cdef int old_alpha = alpha
     cdef bint checked, found, done, quiet, check_given, improving, reducible, tt_capture
     cdef TTEntry* e
@@ -491,7 +500,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     if found:
         tt_move = te.move
         tt_value = value_from_tt(te.value, ply)
-        if not pv_node and te.depth - 1 >= depth:
+        if not pv_node and not excluded and te.depth - 1 >= depth:
             bound = te.gen_bound & 3
             if (bound == BOUND_EXACT or (bound == BOUND_LOWER and tt_value >= beta)
                     or (bound == BOUND_UPPER and tt_value <= alpha)):
@@ -509,7 +518,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
             te.gen_bound & (BOUND_LOWER if tt_value > static_eval else BOUND_UPPER)):
         node_eval = tt_value
 
-    if not pv_node and not checked and is_mate_score(beta) == 0:
+    if not pv_node and not checked and not excluded and is_mate_score(beta) == 0:
         # razoring: far below alpha near the leaves, only a capture could help
         if (RAZOR_MARGIN and depth <= 3 and ply
                 and node_eval + RAZOR_MARGIN * depth * depth < alpha):
@@ -530,7 +539,8 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
                 reduction += min((node_eval - beta) // NULL_EVAL_DIVISOR, 3)
             c.move_keys[ply] = NO_PIECE_TO
             play_null(c, ply)
-            v = -search(c, depth - 1 - reduction, -beta, -beta + 1, ply + 1, False, False, False)
+            v = -search(c, depth - 1 - reduction, -beta, -beta + 1, ply + 1, False, False, False,
+                        0)
             pos_undo_null(p)
             if c.ctl.aborted:
                 return 0
@@ -570,6 +580,8 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         m = next_move(&mp, c)
         if m == 0:
             break
+        if m == excluded:
+            continue
         handed_out += 1
         quiet = is_quiet(p, m)
         check_given = gives_check(p, m)
@@ -578,7 +590,18 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
                                                                  searched, alpha, static_eval,
                                                                  improving)):
             continue
-        new_depth = depth - 1
+        extension = 0
+        if (SINGULAR_DEPTH and m == mp.tt_move and ply and not excluded
+                and depth >= SINGULAR_DEPTH and found and te.depth - 1 >= depth - 3
+                and te.gen_bound & BOUND_LOWER and is_mate_score(tt_value) == 0
+                and ply < 2 * c.current_depth):
+            extension = _singular_extension(c, m, depth, beta, tt_value, ply, pv_node,
+                                            cut_node, &singular_beta)
+            if c.ctl.aborted:
+                return 0
+            if extension == MULTI_CUT:
+                return singular_beta
+        new_depth = depth - 1 + extension
         reduction = 0
         # quiet checks and losing captures are reduced too, a ply less than other quiet
         # moves (PruneChecks 1): 3x fewer nodes to depth 9 on middle-game positions, +102
@@ -601,16 +624,17 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         play_move(c, m, ply)
         if searched == 0:
             v = -search(c, new_depth, -beta, -alpha, ply + 1, pv_node, True,
-                        not pv_node and not cut_node)
+                        not pv_node and not cut_node, 0)
         else:
             v = -search(c, new_depth - reduction, -alpha - 1, -alpha, ply + 1, False, True,
-                        reduction > 0 or not cut_node)
+                        reduction > 0 or not cut_node, 0)
             # (an aborted search returns 0, which must not trigger a re-search: the
             # node limit would be passed by one node)
             if v > alpha and reduction and not c.ctl.aborted:
-                v = -search(c, new_depth, -alpha - 1, -alpha, ply + 1, False, True, not cut_node)
+                v = -search(c, new_depth, -alpha - 1, -alpha, ply + 1, False, True, not cut_node,
+                            0)
             if v > alpha and pv_node and v < beta and not c.ctl.aborted:
-                v = -search(c, new_depth, -beta, -alpha, ply + 1, True, True, False)
+                v = -search(c, new_depth, -beta, -alpha, ply + 1, True, True, False, 0)
         pos_undo_move(p)
         if c.ctl.aborted:
             return 0
@@ -634,7 +658,11 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
             n_quiets += 1
 
     if handed_out == 0:
-        return mated_in(ply)      # no legal move: lost, in check or not
+        # no legal move: lost, in check or not (or, without the excluded move, none
+        # other: that move is singular)
+        return alpha if excluded else mated_in(ply)
+    if excluded:
+        return best
     if best >= beta:
         bound = BOUND_LOWER
     elif pv_node and best > old_alpha:
@@ -675,7 +703,7 @@ cdef int _probcut(Context* c, int depth, int beta, int static_eval, int raw_eval
         play_move(c, m, ply)
         v = -qsearch(c, -pc_beta, -pc_beta + 1, ply + 1, 0)
         if v >= pc_beta and not c.ctl.aborted:
-            v = -search(c, depth - 4, -pc_beta, -pc_beta + 1, ply + 1, False, True, False)
+            v = -search(c, depth - 4, -pc_beta, -pc_beta + 1, ply + 1, False, True, False, 0)
         pos_undo_move(p)
         if c.ctl.aborted:
             return 0
@@ -683,6 +711,32 @@ cdef int _probcut(Context* c, int depth, int beta, int static_eval, int raw_eval
             tt_store(c.tt, e, key, value_to_tt(v, ply), BOUND_LOWER, depth - 3, m, raw_eval)
             return v - PROBCUT_MARGIN if is_mate_score(v) == 0 else v
     return VALUE_NONE
+
+
+cdef enum:
+    MULTI_CUT = 100             # _singular_extension: return singular_beta from the node
+
+
+cdef int _singular_extension(Context* c, int m, int depth, int beta, int tt_value, int ply,
+                             bint pv_node, bint cut_node, int* singular_beta) noexcept nogil:
+    """Plies to add to the table move m's search (as in Stockfish-family searches): one
+    when every other move fails low against its table value less a margin at half depth
+    (m is singular); MULTI_CUT when even that lowered bound beats beta at a non-PV node
+    (several moves refute the node); fewer plies (-2 or -1) when other moves come as
+    close and the table value already beats beta, the node is an expected cut node, or
+    the others' search reached the table value."""
+    cdef int s_beta = tt_value - SINGULAR_MARGIN * depth // 8
+    cdef int v = search(c, (depth - 1) // 2, s_beta - 1, s_beta, ply, False, False, cut_node, m)
+    singular_beta[0] = s_beta
+    if v < s_beta:
+        return 1
+    if not pv_node and s_beta >= beta:
+        return MULTI_CUT
+    if tt_value >= beta or cut_node:
+        return -2
+    if tt_value <= v:
+        return -1
+    return 0
 
 
 cdef inline bint _prune_move(Context* c, int m, bint quiet, bint check_given, int depth,
@@ -752,7 +806,7 @@ cdef void iterate(Context* c, int depth, int multipv) noexcept nogil:
             beta = VALUE_INFINITE
         while True:
             c.seldepth = 0
-            v = search(c, depth, alpha, beta, 0, True, False, False)
+            v = search(c, depth, alpha, beta, 0, True, False, False, 0)
             sort_root_moves(c, k)
             if c.ctl.aborted:
                 return
