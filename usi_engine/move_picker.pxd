@@ -8,7 +8,8 @@
 # generated only when no capture or killer has cut the node off.  At the root and in
 # check every legal move is generated and sorted at once, in the same order.
 from usi_engine.types cimport *
-from usi_engine.position cimport Pos
+from usi_engine.position cimport Pos, pieces, gold_movers
+from usi_engine.bitboard cimport *
 from usi_engine.movegen cimport GEN_LEGAL, GEN_CAPTURES, GEN_QUIETS, generate, is_legal
 from usi_engine.see cimport see_ge, see_value
 from usi_engine.history cimport History, NO_PIECE_TO, piece_to, quiet_score
@@ -46,6 +47,8 @@ cdef struct MovePicker:
     bint all_at_once
     bint presort                # quiets sorted once (partial insertion sort), else picked
     int quiet_limit             # presort: quiets scoring below this stay unsorted
+    int threat_bonus            # ordering bonus of a quiet move that takes a piece out of
+                                # a cheaper piece's attack (malus: into it); 0: none
 
 
 cdef inline int captured_type(const Pos* p, int m) noexcept nogil:
@@ -154,7 +157,7 @@ cdef inline void partial_insertion_sort(int* moves, int* scores, int begin, int 
 
 cdef inline void picker_init(MovePicker* mp, const Context* c, int tt_move, int ply,
                              bint all_at_once, int quiet_limit=0,
-                             bint presort=False) noexcept nogil:
+                             bint presort=False, int threat_bonus=0) noexcept nogil:
     """Start picking at this node; all_at_once at the root (whose list the caller
     fills) and in check.  With presort the quiet moves are sorted once, those with a
     history score below quiet_limit left unsorted after the rest."""
@@ -166,6 +169,52 @@ cdef inline void picker_init(MovePicker* mp, const Context* c, int tt_move, int 
     mp.all_at_once = all_at_once
     mp.presort = presort
     mp.quiet_limit = quiet_limit
+    mp.threat_bonus = threat_bonus
+
+
+cdef inline void threat_maps(const Pos* p, bb_t* by_pawn, bb_t* by_minor) noexcept nogil:
+    """Squares the opponent attacks with pawns, and with pieces worth less than a
+    bishop or rook (pawns, lances, knights, silvers, golds and their like)."""
+    cdef int opp = p.side ^ 1
+    cdef int sq
+    cdef bb_t pawn_attacks = 0, minor_attacks
+    cdef bb_t b = pieces(p, opp, PAWN)
+    while b:
+        sq = bb_pop(&b)
+        pawn_attacks |= step_attacks(make_piece(opp, PAWN), sq)
+    minor_attacks = pawn_attacks
+    b = p.by_color[opp] & (p.by_type[LANCE] | p.by_type[KNIGHT] | p.by_type[SILVER]
+                           | gold_movers(p))
+    while b:
+        sq = bb_pop(&b)
+        minor_attacks |= piece_attacks(p.board[sq], sq, p.occupied)
+    by_pawn[0] = pawn_attacks
+    by_minor[0] = minor_attacks
+
+
+cdef inline int threat_term(const Pos* p, int m, bb_t by_pawn, bb_t by_minor,
+                            int bonus) noexcept nogil:
+    """The threat part of a quiet board move's order key (as in Stockfish): a bishop
+    or rook (promoted or not) leaving a square that a cheaper piece attacks gains
+    bonus, entering one loses it; a lance, knight, silver or gold, half as much, with
+    pawns' attacks.  Drops, pawns and the king: 0."""
+    cdef int pt, from_sq, to_sq
+    cdef bb_t danger
+    if move_is_drop(m):
+        return 0
+    from_sq = move_from(m)
+    to_sq = move_to(m)
+    pt = piece_type(p.board[from_sq])
+    if pt == BISHOP or pt == ROOK or pt == HORSE or pt == DRAGON:
+        danger = by_minor
+    elif pt == PAWN or pt == KING:
+        return 0
+    else:
+        danger = by_pawn
+        bonus //= 2
+    if bb_test(danger, from_sq):
+        return 0 if bb_test(danger, to_sq) else bonus
+    return -bonus if bb_test(danger, to_sq) else 0
 
 
 cdef inline bint _handed_out(const MovePicker* mp, int m) noexcept nogil:
@@ -211,6 +260,7 @@ cdef inline int _next_special(MovePicker* mp, Context* c) noexcept nogil:
 cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
     """The next move to search at this node, or 0 when there is none left."""
     cdef int m, k, prev1, prev2
+    cdef bb_t by_pawn, by_minor
     while True:
         if mp.stage == STAGE_TT:
             mp.stage = STAGE_ALL_INIT if mp.all_at_once else STAGE_CAPTURES_INIT
@@ -245,6 +295,11 @@ cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
             for k in range(mp.n_captures, mp.n):
                 mp.scores[k] = quiet_score(&c.hist, c.pos.side, mp.moves[k],
                                            move_key(&c.pos, mp.moves[k]), prev1, prev2)
+            if mp.threat_bonus:
+                threat_maps(&c.pos, &by_pawn, &by_minor)
+                for k in range(mp.n_captures, mp.n):
+                    mp.scores[k] += threat_term(&c.pos, mp.moves[k], by_pawn, by_minor,
+                                                mp.threat_bonus)
             if mp.presort:
                 partial_insertion_sort(mp.moves, mp.scores, mp.n_captures, mp.n,
                                        mp.quiet_limit)

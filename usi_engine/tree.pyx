@@ -99,6 +99,8 @@ cdef int TT_CAPTURE_REDUCTION  # extra LMR plies for quiet moves when the table 
                               # capture (0: none; 1 scored +2 Elo [-46, +49], left off)
 cdef int SINGULAR_DEPTH        # singular extension of the table move from this depth (0: off)
 cdef int SINGULAR_MARGIN       # its search is against the table value less this x depth / 8
+cdef int THREAT_ORDER          # quiet moves out of (into) a cheaper piece's attack ordered
+                              # this much higher (lower); 0: off
 cdef enum:
     SEE_PRUNE_MARGIN = 200    # per ply: captures and checks losing more are pruned (PruneChecks)
 
@@ -140,6 +142,7 @@ TUNABLES = (
     ("TtCaptureReduction", 0, 0, 2),
     ("SingularDepth", 0, 0, 20),
     ("SingularMargin", 16, 0, 200),
+    ("ThreatOrder", 0, 0, 60000),
 )
 
 #: TUNABLES that switch a technique (or pick among variants) rather than set a margin:
@@ -149,7 +152,8 @@ SWITCHES = frozenset({"CorrHist", "CutNodeReduction", "PruneChecks", "QsMate1Pli
                       "QuietSortLimit", "QsMate1AfterStandPat", "ProbCutMargin",
                       "RazorMargin", "QsRecapturePly", "QsMoveCount", "QsEvasionLimit",
                       "RfpImproving", "CaptureFutility", "IirDepth", "TtEval", "QsChecks",
-                      "LmrMinDepth", "TtCaptureReduction", "SingularDepth"})
+                      "LmrMinDepth", "TtCaptureReduction", "SingularDepth",
+                      "ThreatOrder"})
 
 # Late-move reductions grow with the log of the depth and of the move number (as in
 # Stockfish-family searches): in shogi the quiet tail, drops included, is long.
@@ -164,7 +168,7 @@ cdef void _init_reductions() noexcept nogil:
                 LMR_BASE_CENTI / 100.0 + log(d) * log(m) * 100.0 / LMR_DIVISOR_CENTI)
 
 
-cdef int* _TUNED[36]             # the global behind each of TUNABLES, in its order
+cdef int* _TUNED[37]             # the global behind each of TUNABLES, in its order
 
 
 cdef void _point_tuned() noexcept nogil:
@@ -204,11 +208,12 @@ cdef void _point_tuned() noexcept nogil:
     _TUNED[33] = &TT_CAPTURE_REDUCTION
     _TUNED[34] = &SINGULAR_DEPTH
     _TUNED[35] = &SINGULAR_MARGIN
+    _TUNED[36] = &THREAT_ORDER
 
 
 _point_tuned()
 _TUNED_INDEX = {spec[0]: i for i, spec in enumerate(TUNABLES)}
-assert len(TUNABLES) == len(_TUNED_INDEX) == 36
+assert len(TUNABLES) == len(_TUNED_INDEX) == 37
 
 
 def set_search_parameter(name: str, value: int) -> None:
@@ -569,7 +574,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     prev1 = c.move_keys[ply - 1] if ply >= 1 else NO_PIECE_TO
     prev2 = c.move_keys[ply - 2] if ply >= 2 else NO_PIECE_TO
     picker_init(&mp, c, tt_move, ply, ply == 0 or checked, -QUIET_SORT_LIMIT * depth,
-                QUIET_SORT_LIMIT > 0)
+                QUIET_SORT_LIMIT > 0, THREAT_ORDER)
     if ply == 0:
         mp.n = root_moves_into(c, mp.moves)
     # a capture as the table move: the quiet alternatives are less likely to matter
