@@ -1,0 +1,204 @@
+# Included by tree.pyx (one extension, so the search reads these as plain C globals):
+# the search parameters tuned by games, their USI-option table and the reduction
+# table derived from them.
+# Search parameters tuned by games (bench/spsa_tune.py runs SPSA over them through
+# USI options that exist only when USI_ENGINE_TUNE is set, so a GUI never lists them).
+# Each is a C global read by the search; TUNABLES holds every default, once.
+# (README.md, "Figures", has the match behind each value.)
+cdef int RFP_MARGIN           # reverse futility: static score this far above beta, per ply
+cdef int FUTILITY_BASE        # futility of a quiet move at reduced depth 0 ...
+cdef int FUTILITY_PER_DEPTH   # ... and per ply of reduced depth beyond it
+cdef int LMR_BASE_CENTI       # LMR_TABLE = base + log(depth) log(move number) / divisor,
+cdef int LMR_DIVISOR_CENTI    # both in hundredths
+cdef int LMR_HISTORY_DIVISOR  # history score worth one ply less (or more) reduction
+cdef int ASPIRATION_DELTA     # first half-width of the aspiration window
+cdef int QS_DELTA_MARGIN      # quiescence: skip a capture that cannot lift us this near alpha
+cdef int CORR_HIST            # correction history on (1) or off (0)
+cdef int PROBCUT_MARGIN       # ProbCut: beta plus this, to be beaten at reduced depth (0: off)
+cdef int CUT_NODE_REDUCTION   # extra LMR plies at an expected cut node
+cdef int PRUNE_CHECKS         # checks and losing captures like quiet moves: 1 reduced (LMR),
+                              # 2 move-count pruned (quiet checks), 4 SEE-pruned
+cdef int RFP_DEPTH            # reverse futility up to this depth
+cdef int QS_MATE1_PLIES       # quiescence plies (from its first) that test for a mate in one
+cdef int HISTORY_BONUS_SCALE  # a cut-off's history bonus is this x depth^2
+cdef int QS_MATE1_AFTER_STAND_PAT  # quiescence looks for a mate in one only below beta
+cdef int NULL_MIN_DEPTH       # null move from this depth
+cdef int NULL_EVAL_DIVISOR    # null move: one more ply of reduction per this much static
+                              # score above beta, three at most (0: none)
+cdef int RAZOR_MARGIN         # razoring: static score this far below alpha x depth^2, to
+                              # depth 3, is settled by quiescence (0: off)
+cdef int QUIET_SORT_LIMIT     # quiet moves sorted once, those below -this x depth left
+                              # unsorted (0: the best picked from the rest each time)
+cdef int QS_RECAPTURE_PLY     # quiescence from this ply on (0: never) searches only
+                              # captures on the square of the previous move
+cdef int QS_MOVE_COUNT        # quiescence (not in check) skips captures after this many,
+                              # recaptures and promotions excepted (0: none skipped)
+cdef int QS_EVASION_LIMIT     # quiescence in check, once not mated: at most this many
+                              # quiet evasions (0: all)
+cdef int RFP_IMPROVING        # reverse futility a ply's margin less while improving
+cdef int CAPTURE_FUTILITY     # a capture (not a check) to depth 6 whose victim cannot lift
+                              # the static score within this x (depth + 1) of alpha is
+                              # pruned (0: never)
+cdef int IIR_DEPTH            # from this depth (0: never), a PV or cut node without a table
+                              # move is searched a ply shallower
+cdef int QS_CHECKS            # quiescence's first ply: at most this many quiet checks that
+                              # do not lose material, after the captures (0: none)
+cdef int TT_EVAL              # node pruning reads the table's value where its bound says
+                              # it is a better guess than the static score (0: off)
+cdef int MCP_DEPTH             # move-count pruning of quiet moves up to this depth
+cdef int FUTILITY_LMR_DEPTH    # futility pruning of quiet moves up to this reduced depth
+cdef int NULL_BASE             # null move: reduction NULL_BASE + depth / NULL_DEPTH_DIVISOR
+cdef int NULL_DEPTH_DIVISOR    # (4 + depth / 3 as in Stockfish-family searches, against
+                              # 3 + depth / 4 before: 30% fewer nodes to depth 13 on
+                              # opening positions, +16 Elo [-32, +64] in 200 games)
+cdef int LMR_MIN_DEPTH         # late-move reductions from this depth
+cdef int TT_CAPTURE_REDUCTION  # extra LMR plies for quiet moves when the table move is a
+                              # capture (0: none; 1 scored +2 Elo [-46, +49], left off)
+cdef int SINGULAR_DEPTH        # singular extension of the table move from this depth (0: off)
+cdef int SINGULAR_MARGIN       # its search is against the table value less this x depth / 8
+cdef int THREAT_ORDER          # quiet moves out of (into) a cheaper piece's attack ordered
+                              # this much higher (lower); 0: off (16384 against 0: +37
+                              # Elo [-11, +85] in 200 games at 100 ms)
+cdef int LMR_DEEPER            # a reduced move that beats alpha is searched again a ply
+                              # deeper when it beat the best so far by this + 2 x depth,
+                              # a ply shallower when it came within 9 of it (0: off)
+cdef enum:
+    SEE_PRUNE_MARGIN = 200    # per ply: captures and checks losing more are pruned (PruneChecks)
+
+#: (USI option name, default, min, max) of each tuned search parameter.
+TUNABLES = (
+    ("RfpMargin", 150, 50, 400),
+    ("FutilityBase", 120, 0, 400),
+    ("FutilityPerDepth", 120, 30, 400),
+    ("LmrBase", 40, -100, 200),
+    ("LmrDivisor", 190, 100, 500),
+    ("LmrHistoryDivisor", 10000, 2000, 50000),
+    ("AspirationDelta", 40, 10, 200),
+    ("QsDeltaMargin", 200, 0, 800),
+    ("CorrHist", 1, 0, 1),
+    ("ProbCutMargin", 0, 0, 600),
+    ("CutNodeReduction", 0, 0, 3),
+    ("PruneChecks", 1, 0, 7),
+    ("RfpDepth", 5, 0, 12),
+    ("QsMate1Plies", 16, 0, 16),
+    ("HistoryBonusScale", 1, 1, 16),
+    ("QuietSortLimit", 2000, 0, 100000),
+    ("QsMate1AfterStandPat", 1, 0, 1),
+    ("NullMinDepth", 3, 1, 8),
+    ("NullEvalDivisor", 200, 0, 1000),
+    ("RazorMargin", 0, 0, 1000),
+    ("QsRecapturePly", 0, 0, 16),
+    ("QsMoveCount", 2, 0, 64),
+    ("QsEvasionLimit", 2, 0, 64),
+    ("RfpImproving", 0, 0, 1),
+    ("CaptureFutility", 0, 0, 1000),
+    ("IirDepth", 4, 0, 20),
+    ("TtEval", 0, 0, 1),
+    ("QsChecks", 0, 0, 16),
+    ("McpDepth", 7, 0, 64),
+    ("FutilityLmrDepth", 6, 0, 64),
+    ("NullBase", 4, 1, 8),
+    ("NullDepthDivisor", 3, 1, 16),
+    ("LmrMinDepth", 3, 2, 8),
+    ("TtCaptureReduction", 0, 0, 2),
+    ("SingularDepth", 0, 0, 20),
+    ("SingularMargin", 16, 0, 200),
+    ("ThreatOrder", 16384, 0, 60000),
+    ("LmrDeeper", 0, 0, 400),
+)
+
+#: TUNABLES that switch a technique (or pick among variants) rather than set a margin:
+#: measured by matches one at a time, left out of SPSA runs.  A margin whose 0 means
+#: "off" is one too: SPSA's first step from 0 would switch the technique on.
+SWITCHES = frozenset({"CorrHist", "CutNodeReduction", "PruneChecks", "QsMate1Plies",
+                      "QuietSortLimit", "QsMate1AfterStandPat", "ProbCutMargin",
+                      "RazorMargin", "QsRecapturePly", "QsMoveCount", "QsEvasionLimit",
+                      "RfpImproving", "CaptureFutility", "IirDepth", "TtEval", "QsChecks",
+                      "LmrMinDepth", "TtCaptureReduction", "SingularDepth",
+                      "ThreatOrder", "LmrDeeper"})
+
+# Late-move reductions grow with the log of the depth and of the move number (as in
+# Stockfish-family searches): in shogi the quiet tail, drops included, is long.
+cdef int LMR_TABLE[64][64]
+
+
+cdef void _init_reductions() noexcept nogil:
+    cdef int d, m
+    for d in range(64):
+        for m in range(64):
+            LMR_TABLE[d][m] = 0 if d == 0 or m == 0 else <int>(
+                LMR_BASE_CENTI / 100.0 + log(d) * log(m) * 100.0 / LMR_DIVISOR_CENTI)
+
+
+cdef int* _TUNED[38]             # the global behind each of TUNABLES, in its order
+
+
+cdef void _point_tuned() noexcept nogil:
+    _TUNED[0] = &RFP_MARGIN
+    _TUNED[1] = &FUTILITY_BASE
+    _TUNED[2] = &FUTILITY_PER_DEPTH
+    _TUNED[3] = &LMR_BASE_CENTI
+    _TUNED[4] = &LMR_DIVISOR_CENTI
+    _TUNED[5] = &LMR_HISTORY_DIVISOR
+    _TUNED[6] = &ASPIRATION_DELTA
+    _TUNED[7] = &QS_DELTA_MARGIN
+    _TUNED[8] = &CORR_HIST
+    _TUNED[9] = &PROBCUT_MARGIN
+    _TUNED[10] = &CUT_NODE_REDUCTION
+    _TUNED[11] = &PRUNE_CHECKS
+    _TUNED[12] = &RFP_DEPTH
+    _TUNED[13] = &QS_MATE1_PLIES
+    _TUNED[14] = &HISTORY_BONUS_SCALE
+    _TUNED[15] = &QUIET_SORT_LIMIT
+    _TUNED[16] = &QS_MATE1_AFTER_STAND_PAT
+    _TUNED[17] = &NULL_MIN_DEPTH
+    _TUNED[18] = &NULL_EVAL_DIVISOR
+    _TUNED[19] = &RAZOR_MARGIN
+    _TUNED[20] = &QS_RECAPTURE_PLY
+    _TUNED[21] = &QS_MOVE_COUNT
+    _TUNED[22] = &QS_EVASION_LIMIT
+    _TUNED[23] = &RFP_IMPROVING
+    _TUNED[24] = &CAPTURE_FUTILITY
+    _TUNED[25] = &IIR_DEPTH
+    _TUNED[26] = &TT_EVAL
+    _TUNED[27] = &QS_CHECKS
+    _TUNED[28] = &MCP_DEPTH
+    _TUNED[29] = &FUTILITY_LMR_DEPTH
+    _TUNED[30] = &NULL_BASE
+    _TUNED[31] = &NULL_DEPTH_DIVISOR
+    _TUNED[32] = &LMR_MIN_DEPTH
+    _TUNED[33] = &TT_CAPTURE_REDUCTION
+    _TUNED[34] = &SINGULAR_DEPTH
+    _TUNED[35] = &SINGULAR_MARGIN
+    _TUNED[36] = &THREAT_ORDER
+    _TUNED[37] = &LMR_DEEPER
+
+
+_point_tuned()
+_TUNED_INDEX = {spec[0]: i for i, spec in enumerate(TUNABLES)}
+assert len(TUNABLES) == len(_TUNED_INDEX) == 38
+
+
+def set_search_parameter(name: str, value: int) -> None:
+    """Set one of the TUNABLES (KeyError if unknown, ValueError if out of range) for
+    every search of this process; call it only while no search runs.
+
+    >>> set_search_parameter("RfpMargin", 160); search_parameters()["RfpMargin"]
+    160
+    """
+    cdef int i = _TUNED_INDEX[name]
+    spec = TUNABLES[i]
+    v = int(value)
+    if not spec[2] <= v <= spec[3]:
+        raise ValueError(f"{name}: {v} is outside {spec[2]}..{spec[3]}")
+    _TUNED[i][0] = v
+    _init_reductions()
+
+
+def search_parameters() -> dict:
+    """The current value of each of the TUNABLES, by name."""
+    return {spec[0]: _TUNED[i][0] for i, spec in enumerate(TUNABLES)}
+
+
+for _name, _default, _low, _high in TUNABLES:
+    set_search_parameter(_name, _default)
