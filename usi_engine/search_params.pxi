@@ -61,7 +61,8 @@ cdef int THREAT_ORDER          # quiet moves out of (into) a cheaper piece's att
                               # Elo [-11, +85] in 200 games at 100 ms)
 cdef int LMR_DEEPER            # a reduced move that beats alpha is searched again a ply
                               # deeper when it beat the best so far by this + 2 x depth,
-                              # a ply shallower when it came within 9 of it (0: off)
+                              # a ply shallower when it came within 9 of it (0: off;
+                              # 60 against 0: +21 Elo [-27, +69] in 200 games at 100 ms)
 cdef enum:
     SEE_PRUNE_MARGIN = 200    # per ply: captures and checks losing more are pruned (PruneChecks)
 
@@ -104,7 +105,7 @@ TUNABLES = (
     ("SingularDepth", 0, 0, 20),
     ("SingularMargin", 16, 0, 200),
     ("ThreatOrder", 16384, 0, 60000),
-    ("LmrDeeper", 0, 0, 400),
+    ("LmrDeeper", 60, 0, 400),
 )
 
 #: TUNABLES that switch a technique (or pick among variants) rather than set a margin:
