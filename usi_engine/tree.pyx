@@ -425,6 +425,8 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
             if PRUNE_CHECKS & 1 and not reducible:
                 reducible = quiet or not see_ge(p, m, 0)    # (SEE only for late moves)
             if reducible:
+                # (a check whose reduction would be 0 gets -1: its null-window search
+                # is a ply deeper, an extension measured only as part of PruneChecks 1)
                 reduction = (_late_move_reduction(c, m, depth, searched, ply, pv_node,
                                                   improving)
                              - check_given + cut_node * CUT_NODE_REDUCTION
