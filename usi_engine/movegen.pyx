@@ -213,6 +213,10 @@ cdef inline int _add_checking_board_moves(const Pos* p, int* out, int n, int frm
     cdef bint from_zone = bb_test(zone, frm)
     cdef bb_t off_line = ~usi_tables.line[ek][frm] if discovers else 0
     cdef int to
+    if not discovers:
+        # only the squares that see the king can give check (the long tail of a
+        # slider's targets is dropped before the loop; the moves written are the same)
+        targets &= direct[pt] | (direct[pt + PROMOTED] if may_promote else 0)
     while targets:
         to = bb_pop(&targets)
         if may_promote and (from_zone or bb_test(zone, to)):
@@ -374,8 +378,15 @@ cdef int mate_in_one(const Pos* p) noexcept nogil:
     cdef int n = generate(p, moves, GEN_CHECKS)
     cdef int i
     cdef bint escapes
+    cdef bb_t flights = 0
+    cdef bint flights_known = False
     for i in range(n):
         if _king_takes_checker(p, moves[i]):
+            continue
+        if not flights_known:
+            flights = _free_flights(p)
+            flights_known = True
+        if flights and _king_steps_away(p, moves[i], flights):
             continue
         pos_do_move(q, moves[i])
         escapes = has_evasion(q)
@@ -383,6 +394,55 @@ cdef int mate_in_one(const Pos* p) noexcept nogil:
         if not escapes:
             return moves[i]
     return 0
+
+
+cdef bb_t _free_flights(const Pos* p) noexcept nogil:
+    """The squares next to the opponent's king that it could step to now: not its own
+    pieces', not attacked by the side to move (sliders seen through the king)."""
+    cdef int us = p.side
+    cdef int ek = p.king_sq[us ^ 1]
+    cdef bb_t occ, b, free = 0
+    cdef int f
+    if ek < 0:
+        return 0
+    occ = p.occupied & ~bb_square(ek)
+    b = usi_tables.step[KING][ek] & ~p.by_color[us ^ 1]
+    while b:
+        f = bb_pop(&b)
+        if not is_attacked(p, us, f, occ):
+            free |= bb_square(f)
+    return free
+
+
+cdef inline bint _king_steps_away(const Pos* p, int m, bb_t flights) noexcept nogil:
+    """After checking move m, is one of flights (from _free_flights) still free, so
+    that the king steps there and m is no mate?  Without playing m: only the moved
+    or dropped piece, and lines opened through the square it leaves, can attack a
+    square that nothing attacked before (the square it fills only blocks lines).  Most
+    checks end here instead of in a played move and an evasion search."""
+    cdef int us = p.side
+    cdef int ek = p.king_sq[us ^ 1]
+    cdef int to = move_to(m)
+    cdef int frm, pc, f
+    cdef bb_t occ, candidates
+    if move_is_drop(m):
+        pc = make_piece(us, move_dropped_type(m))
+        occ = (p.occupied | bb_square(to)) & ~bb_square(ek)
+        frm = -1
+    else:
+        frm = move_from(m)
+        pc = p.board[frm] + (PROMOTED if move_is_promotion(m) else 0)
+        occ = ((p.occupied & ~bb_square(frm)) | bb_square(to)) & ~bb_square(ek)
+    candidates = flights & ~bb_square(to) & ~piece_attacks(pc, to, occ)
+    if frm < 0:
+        return candidates != 0
+    while candidates:
+        f = bb_pop(&candidates)
+        # a square in no line with the one left: no line through it was opened
+        if (not usi_tables.line[f][frm]
+                or not (attackers_to(p, us, f, occ) & ~bb_square(frm))):
+            return True
+    return False
 
 
 cdef inline bint _king_takes_checker(const Pos* p, int m) noexcept nogil:
