@@ -38,6 +38,14 @@ cdef inline int _add_board_moves(const Pos* p, int* out, int n, int frm, int pc,
     cdef bint from_zone = bb_test(zone, frm)
     cdef int to
     cdef bint capture
+    # drop the squares whose moves the subset leaves out before the loop (the moves
+    # written are the same): captures and promotions only onto enemy pieces, or into
+    # the zone; quiet moves only onto empty squares
+    if kind == GEN_CAPTURES:
+        if not (may_promote and from_zone):
+            targets &= p.by_color[us ^ 1] | (zone if may_promote else 0)
+    elif kind == GEN_QUIETS:
+        targets &= ~p.by_color[us ^ 1]
     while targets:
         to = bb_pop(&targets)
         capture = p.board[to] != EMPTY
