@@ -240,6 +240,20 @@ cdef inline int _add_checking_board_moves(const Pos* p, int* out, int n, int frm
     return n
 
 
+cdef inline bb_t _near_king(int ek) noexcept nogil:
+    """Squares from which a piece that is not a slider can check the king on ek, by a
+    move with or without promotion: at most 2 files and 4 ranks away (a knight)."""
+    cdef int kf = square_file(ek)
+    cdef int kr = square_rank(ek)
+    cdef bb_t files = 0, ranks = 0
+    cdef int i
+    for i in range(kf - 2 if kf >= 2 else 0, (kf + 2 if kf <= 6 else 8) + 1):
+        files |= usi_tables.file_mask[i]
+    for i in range(kr - 4 if kr >= 4 else 0, (kr + 4 if kr <= 4 else 8) + 1):
+        ranks |= usi_tables.rank_mask[i]
+    return files & ranks
+
+
 cdef int _generate_checks(const Pos* p, int* out) noexcept nogil:
     """Legal checking moves when the side to move is not in check (the tsume solver's
     OR nodes): drops onto the squares that see the king, piece moves onto them, and
@@ -276,7 +290,8 @@ cdef int _generate_checks(const Pos* p, int* out) noexcept nogil:
     # board moves
     pinned = pinned_pieces(p, us)
     discoverers = slider_blockers(p, them, us) & own
-    b = own
+    b = own & (_near_king(ek) | discoverers | p.by_type[LANCE] | p.by_type[BISHOP]
+               | p.by_type[ROOK] | p.by_type[HORSE] | p.by_type[DRAGON])
     while b:
         frm = bb_pop(&b)
         pc = p.board[frm]
@@ -386,15 +401,11 @@ cdef int mate_in_one(const Pos* p) noexcept nogil:
     cdef int n = generate(p, moves, GEN_CHECKS)
     cdef int i
     cdef bint escapes
-    cdef bb_t flights = 0
-    cdef bint flights_known = False
+    cdef bb_t tested = 0, free = 0     # flight squares looked at so far, and the free ones
     for i in range(n):
         if _king_takes_checker(p, moves[i]):
             continue
-        if not flights_known:
-            flights = _free_flights(p)
-            flights_known = True
-        if flights and _king_steps_away(p, moves[i], flights):
+        if _king_steps_away(p, moves[i], &tested, &free):
             continue
         pos_do_move(q, moves[i])
         escapes = has_evasion(q)
@@ -404,50 +415,39 @@ cdef int mate_in_one(const Pos* p) noexcept nogil:
     return 0
 
 
-cdef bb_t _free_flights(const Pos* p) noexcept nogil:
-    """The squares next to the opponent's king that it could step to now: not its own
-    pieces', not attacked by the side to move (sliders seen through the king)."""
-    cdef int us = p.side
-    cdef int ek = p.king_sq[us ^ 1]
-    cdef bb_t occ, b, free = 0
-    cdef int f
-    if ek < 0:
-        return 0
-    occ = p.occupied & ~bb_square(ek)
-    b = usi_tables.step[KING][ek] & ~p.by_color[us ^ 1]
-    while b:
-        f = bb_pop(&b)
-        if not is_attacked(p, us, f, occ):
-            free |= bb_square(f)
-    return free
-
-
-cdef inline bint _king_steps_away(const Pos* p, int m, bb_t flights) noexcept nogil:
-    """After checking move m, is one of flights (from _free_flights) still free, so
-    that the king steps there and m is no mate?  Without playing m: only the moved
-    or dropped piece, and lines opened through the square it leaves, can attack a
-    square that nothing attacked before (the square it fills only blocks lines).  Most
-    checks end here instead of in a played move and an evasion search."""
+cdef inline bint _king_steps_away(const Pos* p, int m, bb_t* tested,
+                                  bb_t* free) noexcept nogil:
+    """After checking move m, can the opponent's king step to a square next to it that
+    nothing of ours attacks, so that m is no mate?  Told without playing m: a square
+    that nothing attacks now (sliders seen through the king; tested and free cache
+    that per node) is attacked after m only by the moved or dropped piece, or through
+    a line opened by the square it leaves (the square it fills only blocks lines).
+    Most checks end here instead of in a played move and an evasion search."""
     cdef int us = p.side
     cdef int ek = p.king_sq[us ^ 1]
     cdef int to = move_to(m)
-    cdef int frm, pc, f
+    cdef int frm = -1
+    cdef int pc, f
     cdef bb_t occ, candidates
     if move_is_drop(m):
         pc = make_piece(us, move_dropped_type(m))
         occ = (p.occupied | bb_square(to)) & ~bb_square(ek)
-        frm = -1
     else:
         frm = move_from(m)
         pc = p.board[frm] + (PROMOTED if move_is_promotion(m) else 0)
         occ = ((p.occupied & ~bb_square(frm)) | bb_square(to)) & ~bb_square(ek)
-    candidates = flights & ~bb_square(to) & ~piece_attacks(pc, to, occ)
-    if frm < 0:
-        return candidates != 0
+    candidates = (usi_tables.step[KING][ek] & ~p.by_color[us ^ 1] & ~bb_square(to)
+                  & ~piece_attacks(pc, to, occ))
     while candidates:
         f = bb_pop(&candidates)
-        # a square in no line with the one left: no line through it was opened
-        if (not usi_tables.line[f][frm]
+        if not bb_test(tested[0], f):
+            tested[0] |= bb_square(f)
+            if not is_attacked(p, us, f, p.occupied & ~bb_square(ek)):
+                free[0] |= bb_square(f)
+        if not bb_test(free[0], f):
+            continue
+        # free before m; a square in no line with the one m leaves stays free
+        if (frm < 0 or not usi_tables.line[f][frm]
                 or not (attackers_to(p, us, f, occ) & ~bb_square(frm))):
             return True
     return False
