@@ -272,6 +272,24 @@ def test_incremental_key_equals_key_of_the_position_set_from_sfen(name):
     assert_clean(name, incremental_key_is_the_fresh_key)
 
 
+@corpus_check("key_after(m) differs from the key after push(m)", suite=True)
+def key_after_is_the_key_after_push(at: At, r: CheckResult) -> None:
+    for m in at.legal:
+        predicted = at.pos.key_after(m)
+        at.pos.push(m)
+        actual = at.pos.key
+        at.pos.pop()
+        if predicted != actual:
+            r.bad.add(f"{at.where}: {at.sfen} {move_to_usi(m)}: "
+                      f"key_after {predicted:#x}, pushed {actual:#x}")
+            return
+
+
+@pytest.mark.parametrize("name", CORPORA)
+def test_key_after_a_move_is_the_key_once_it_is_played(name):
+    assert_clean(name, key_after_is_the_key_after_push)
+
+
 @corpus_check("key bit 0 is not the side to move")
 def key_bit_0_is_the_side(at: At, r: CheckResult) -> None:
     if at.pos.key & 1 != at.pos.turn:

@@ -116,6 +116,7 @@ cdef void pos_do_move(Pos* p, int m) noexcept nogil
 cdef void pos_undo_move(Pos* p) noexcept nogil
 cdef void pos_do_null(Pos* p) noexcept nogil
 cdef uint64_t pos_board_key_after(const Pos* p, int m) noexcept nogil
+cdef uint64_t pos_key_after(const Pos* p, int m) noexcept nogil
 cdef void pos_undo_null(Pos* p) noexcept nogil
 cdef int pos_repetition(const Pos* p, int max_distance) noexcept nogil
 cdef int pos_game_repetition(const Pos* p) noexcept nogil

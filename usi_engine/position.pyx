@@ -173,6 +173,20 @@ cdef uint64_t pos_board_key_after(const Pos* p, int m) noexcept nogil:
     return key ^ ZOBRIST_BOARD[pc][to]
 
 
+cdef uint64_t pos_key_after(const Pos* p, int m) noexcept nogil:
+    """position_key of the position after the legal move m, without playing it (the
+    search prefetches the move's table bucket while it still decides on the move)."""
+    cdef uint64_t hand_key = p.stack[p.sp].hand_key
+    cdef int captured
+    if move_is_drop(m):
+        hand_key -= ZOBRIST_HAND[p.side][move_dropped_type(m)]
+    else:
+        captured = p.board[move_to(m)]
+        if captured != EMPTY:
+            hand_key += ZOBRIST_HAND[p.side][unpromoted(piece_type(captured))]
+    return pos_board_key_after(p, m) ^ hand_key
+
+
 cdef void pos_do_null(Pos* p) noexcept nogil:
     """Pass the turn (for null-move pruning; never while in check)."""
     if p.sp + 1 >= p.capacity:
@@ -612,6 +626,19 @@ A shogi position with its move history.
         if not self.is_legal(move):
             raise ValueError(f"illegal move {move}")
         return gives_check(&self.pos, move)
+
+    def key_after(self, move) -> int:
+        """The key the position will have after the legal move, without playing it
+        (the search prefetches the table entry of a move this way).  ValueError if the
+        move is not legal.
+
+        >>> p = Position(); m = p.parse_usi("7g7f"); k = p.key_after(m); p.push(m)
+        >>> p.key == k
+        True
+        """
+        if not self.is_legal(move):
+            raise ValueError(f"illegal move {move}")
+        return pos_key_after(&self.pos, move)
 
     def parse_usi(self, str text) -> int:
         """The legal move written as USI text; ValueError if malformed or illegal."""

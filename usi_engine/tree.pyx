@@ -25,7 +25,7 @@ from libc.math cimport log
 from usi_engine.types cimport *
 from usi_engine.bitboard cimport *
 from usi_engine.position cimport (Pos, Position, in_check, pieces, state, position_key,
-                                  pos_do_move, pos_undo_move,
+                                  pos_do_move, pos_undo_move, pos_key_after,
                                   pos_do_null, pos_undo_null, pos_repetition,
                                   pos_declaration_win,
                                   REPETITION_DRAW, REPETITION_WIN, REPETITION_LOSE)
@@ -242,6 +242,8 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
             if (stand_pat + piece_value(victim) + QS_DELTA_MARGIN < alpha
                     and not move_is_promotion(m)):
                 continue
+            # (the child's table bucket loads while SEE runs)
+            tt_prefetch(c.tt, pos_key_after(p, m))
             # a capture that gives up more than it wins
             if not see_ge(p, m, 0):
                 continue
@@ -395,6 +397,8 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         if m == excluded:
             continue
         handed_out += 1
+        # (the child's table bucket loads while the move is weighed)
+        tt_prefetch(c.tt, pos_key_after(p, m))
         quiet = is_quiet(p, m)
         check_given = gives_check(p, m)
         if (ply and not pv_node and not checked and (PRUNE_CHECKS & 6 or not check_given)
