@@ -132,6 +132,20 @@ def test_presorted_quiets_are_every_move_once_best_first_down_to_the_limit(sfen)
 
 
 @pytest.mark.parametrize("sfen", CHECK_RICH)
+def test_skipping_quiets_hands_out_the_captures_and_only_the_quiet_checks_best_first(sfen):
+    position = Position(sfen)
+    full = search._picker_sequence(position, -2000, True)
+    skipping = search._picker_sequence(position, -2000, True, skip_quiets=True)
+    quiet_checks = {m for m, score in full if score is not None and position.gives_check(m)}
+    assert [m for m, score in skipping if score is None] == [m for m, score in full
+                                                             if score is None]
+    assert {m for m, score in skipping if score is not None} == quiet_checks
+    scores = quiet_runs(skipping)
+    above = [s for s in scores if s >= -2000]
+    assert scores[:len(above)] == sorted(above, reverse=True)
+
+
+@pytest.mark.parametrize("sfen", CHECK_RICH)
 def test_picking_the_best_each_time_hands_out_quiets_best_first(sfen):
     scores = quiet_runs(search._picker_sequence(Position(sfen), 0, False))
     assert scores == sorted(scores, reverse=True)

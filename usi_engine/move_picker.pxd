@@ -10,7 +10,8 @@
 from usi_engine.types cimport *
 from usi_engine.position cimport Pos, pieces, gold_movers
 from usi_engine.bitboard cimport *
-from usi_engine.movegen cimport GEN_LEGAL, GEN_CAPTURES, GEN_QUIETS, generate, is_legal
+from usi_engine.movegen cimport (GEN_LEGAL, GEN_CAPTURES, GEN_QUIETS, GEN_CHECKS, generate,
+                                  is_legal)
 from usi_engine.see cimport see_ge, see_value
 from usi_engine.history cimport History, NO_PIECE_TO, piece_to, quiet_score
 from usi_engine.tree cimport Context
@@ -49,6 +50,9 @@ cdef struct MovePicker:
     int quiet_limit             # presort: quiets scoring below this stay unsorted
     int threat_bonus            # ordering bonus of a quiet move that takes a piece out of
                                 # a cheaper piece's attack (malus: into it); 0: none
+    bint skip_quiets            # quiet moves that do not give check are pruned from here
+                                # on (the search says so once it prunes one): the quiet
+                                # stage then generates only the quiet checks
 
 
 cdef inline int captured_type(const Pos* p, int m) noexcept nogil:
@@ -170,6 +174,7 @@ cdef inline void picker_init(MovePicker* mp, const Context* c, int tt_move, int 
     mp.presort = presort
     mp.quiet_limit = quiet_limit
     mp.threat_bonus = threat_bonus
+    mp.skip_quiets = False
 
 
 cdef inline void threat_maps(const Pos* p, bb_t* by_pawn, bb_t* by_minor) noexcept nogil:
@@ -215,6 +220,20 @@ cdef inline int threat_term(const Pos* p, int m, bb_t by_pawn, bb_t by_minor,
     if bb_test(danger, from_sq):
         return 0 if bb_test(danger, to_sq) else bonus
     return -bonus if bb_test(danger, to_sq) else 0
+
+
+cdef inline int quiet_checks(const Pos* p, int* moves) noexcept nogil:
+    """Write the legal quiet moves (drops included) that give check to moves; their
+    count.  (Generated apart: the checks that capture could overflow a list that
+    already holds the captures.)"""
+    cdef int checks[MAX_MOVES]
+    cdef int n = generate(p, checks, GEN_CHECKS)
+    cdef int i, k = 0
+    for i in range(n):
+        if is_quiet(p, checks[i]):
+            moves[k] = checks[i]
+            k += 1
+    return k
 
 
 cdef inline bint _handed_out(const MovePicker* mp, int m) noexcept nogil:
@@ -289,7 +308,10 @@ cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
                 return m
             mp.stage = STAGE_QUIETS_INIT
         elif mp.stage == STAGE_QUIETS_INIT:
-            mp.n = mp.n_captures + generate(&c.pos, mp.moves + mp.n_captures, GEN_QUIETS)
+            if mp.skip_quiets:
+                mp.n = mp.n_captures + quiet_checks(&c.pos, mp.moves + mp.n_captures)
+            else:
+                mp.n = mp.n_captures + generate(&c.pos, mp.moves + mp.n_captures, GEN_QUIETS)
             prev1 = previous_key(c, mp.ply, 1)
             prev2 = previous_key(c, mp.ply, 2)
             for k in range(mp.n_captures, mp.n):

@@ -519,11 +519,13 @@ cdef int _filter_moves(int* moves, int n, set allowed):
     return k
 
 
-def _picker_sequence(position, int quiet_limit, bint presort, int seed=1):
+def _picker_sequence(position, int quiet_limit, bint presort, int seed=1,
+                     bint skip_quiets=False):
     """Test hook: the moves of `position` (not in check) in the order the staged
     picker hands them out at an interior node with no TT move, after a butterfly
     history filled from `seed`, with the history score of each quiet move (None for
-    the others)."""
+    the others).  skip_quiets: as the search sets it once move-count pruning starts,
+    before the first move."""
     cdef Position pp = position
     cdef Context* c = new_context()
     cdef MovePicker mp
@@ -541,6 +543,7 @@ def _picker_sequence(position, int quiet_limit, bint presort, int seed=1):
                     c.hist.butterfly[side][f][t] = <int>(x % 20001) - 10000
         c.move_keys[0] = NO_PIECE_TO
         picker_init(&mp, c, 0, 1, False, quiet_limit, presort)
+        mp.skip_quiets = skip_quiets
         order = []
         while True:
             m = next_move(&mp, c)

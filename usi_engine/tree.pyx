@@ -41,7 +41,8 @@ from usi_engine.tt cimport (TT, TTEntry, BOUND_NONE, BOUND_UPPER, BOUND_LOWER, B
 from usi_engine.control cimport Control, ctl_count
 from usi_engine.root_moves cimport root_moves_into, record_root_move, sort_root_moves
 from usi_engine.move_picker cimport (MovePicker, picker_init, next_move, captured_type, moved_type,
-                                     is_quiet, move_key, score_moves, pick_best)
+                                     is_quiet, move_key, score_moves, pick_best,
+                                     quiet_checks)
 
 init_tables()
 
@@ -133,18 +134,6 @@ cdef inline void play_null(Context* c, int ply) noexcept nogil:
     c.kp_acc[ply + 1] = c.kp_acc[ply]
 
 
-cdef int _append_quiet_checks(Pos* p, int* moves) noexcept nogil:
-    """Write the legal quiet moves (drops included) that give check to moves; their count."""
-    cdef int checks[MAX_MOVES]
-    cdef int n = generate(p, checks, GEN_CHECKS)
-    cdef int i, k = 0
-    for i in range(n):
-        if is_quiet(p, checks[i]):
-            moves[k] = checks[i]
-            k += 1
-    return k
-
-
 cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept nogil:
     cdef Pos* p = &c.pos
     cdef int moves[MAX_MOVES]
@@ -209,7 +198,7 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
         best = stand_pat
         n = generate(p, moves, GEN_CAPTURES)
         if QS_CHECKS and qply == 0:
-            n += _append_quiet_checks(p, moves + n)
+            n += quiet_checks(p, moves + n)
     # quiescence tests SEE only on the moves it gets to (most are cut off first)
     score_moves(c, moves, scores, n, tt_move, ply, False)
     last = state(p).move
@@ -397,14 +386,21 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         if m == excluded:
             continue
         handed_out += 1
-        # (the child's table bucket loads while the move is weighed)
-        tt_prefetch(c.tt, pos_key_after(p, m))
         quiet = is_quiet(p, m)
         check_given = gives_check(p, m)
+        if mp.skip_quiets and quiet and not check_given:
+            continue
+        # (the child's table bucket loads while the move is weighed)
+        tt_prefetch(c.tt, pos_key_after(p, m))
         if (ply and not pv_node and not checked and (PRUNE_CHECKS & 6 or not check_given)
                 and best > -VALUE_MATE_IN_MAX_PLY and _prune_move(c, m, quiet, check_given, depth,
                                                                  searched, alpha, static_eval,
                                                                  improving)):
+            # move-count and futility pruning of quiet moves only grow stricter as the
+            # node goes on (more moves searched, alpha higher): once one quiet move
+            # that gives no check is pruned, all the rest are
+            if quiet and not check_given:
+                mp.skip_quiets = True
             continue
         extension = 0
         if (SINGULAR_DEPTH and m == mp.tt_move and ply and not excluded
