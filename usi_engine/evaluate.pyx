@@ -14,7 +14,10 @@ import numpy as np
 from libc.stdint cimport int32_t
 from usi_engine.types cimport *
 from usi_engine.bitboard cimport *
-from usi_engine.position cimport Pos, Position, hand_count
+from libc.string cimport memset
+from usi_engine.position cimport (Pos, Position, hand_count, state, pos_do_move, pos_undo_move,
+                                  pos_copy, pos_reserve, pos_free)
+from usi_engine.movegen cimport generate, GEN_LEGAL
 
 init_tables()
 
@@ -92,24 +95,37 @@ cdef int piece_value(int pt) noexcept nogil:
     return PIECE_VALUE[pt]
 
 
-cdef inline int _side_score(const Pos* p, int c) noexcept nogil:
-    """Material and placement of colour c's pieces (positive is good for c)."""
+cdef inline int _term(const Pos* p, int c, int pt, int sq) noexcept nogil:
+    """What colour c's piece of type pt (not a king) on sq adds to c's score."""
     cdef int own_king = p.king_sq[c]
     cdef int enemy_king = p.king_sq[c ^ 1]
+    cdef int score = PIECE_VALUE[pt]
+    if enemy_king >= 0:
+        score += ATTACK[pt][DISTANCE[sq][enemy_king]]
+    if own_king >= 0:
+        score += DEFENCE[pt][DISTANCE[sq][own_king]]
+    return score
+
+
+cdef inline int _board_sum(const Pos* p, int c) noexcept nogil:
+    """Colour c's board pieces, kings excluded: material and distances to the kings."""
     cdef bb_t b = p.by_color[c]
     cdef int score = 0
-    cdef int sq, pt, back_rank_distance, enemy_hand = 0
-    cdef unsigned int h = p.hand[c]
+    cdef int sq, pt
     while b:
         sq = bb_pop(&b)
         pt = piece_type(p.board[sq])
-        if pt == KING:
-            continue
-        score += PIECE_VALUE[pt]
-        if enemy_king >= 0:
-            score += ATTACK[pt][DISTANCE[sq][enemy_king]]
-        if own_king >= 0:
-            score += DEFENCE[pt][DISTANCE[sq][own_king]]
+        if pt != KING:
+            score += _term(p, c, pt, sq)
+    return score
+
+
+cdef inline int _hand_and_king(const Pos* p, int c) noexcept nogil:
+    """Colour c's pieces in hand, and its king's exposure to the enemy's hand."""
+    cdef int own_king = p.king_sq[c]
+    cdef int score = 0
+    cdef int pt, back_rank_distance, enemy_hand = 0
+    cdef unsigned int h = p.hand[c]
     for pt in range(PAWN, KING):
         score += HAND_VALUE[pt] * hand_count(h, pt)
     if own_king >= 0:
@@ -121,13 +137,102 @@ cdef inline int _side_score(const Pos* p, int c) noexcept nogil:
     return score
 
 
+cdef inline int _from_sums(const Pos* p, int black_board, int white_board) noexcept nogil:
+    cdef int s = (black_board + _hand_and_king(p, BLACK)
+                  - white_board - _hand_and_king(p, WHITE))
+    return s if p.side == BLACK else -s
+
+
 cdef int evaluate(const Pos* p) noexcept nogil:
     """Score for the side to move."""
-    cdef int s = _side_score(p, BLACK) - _side_score(p, WHITE)
-    return s if p.side == BLACK else -s
+    return _from_sums(p, _board_sum(p, BLACK), _board_sum(p, WHITE))
+
+
+cdef void hand_refresh(const Pos* p, HandSums* s) noexcept nogil:
+    """The board sums of p from scratch."""
+    s.board[BLACK] = _board_sum(p, BLACK)
+    s.board[WHITE] = _board_sum(p, WHITE)
+
+
+cdef void hand_update(const Pos* p, const HandSums* before, HandSums* after) noexcept nogil:
+    """The board sums after the move just played on p, from those before it: the
+    moved (or dropped) piece and the captured one change; a king move changes every
+    distance to that king, so it recounts."""
+    cdef int m = state(p).move
+    cdef int captured = state(p).captured
+    cdef int to = move_to(m)
+    cdef int mover = p.side ^ 1
+    cdef int pt = piece_type(p.board[to])
+    if pt == KING:
+        hand_refresh(p, after)
+        return
+    after.board[mover] = before.board[mover] + _term(p, mover, pt, to)
+    after.board[mover ^ 1] = before.board[mover ^ 1]
+    if not move_is_drop(m):
+        after.board[mover] -= _term(p, mover, pt - PROMOTED if move_is_promotion(m) else pt,
+                                    move_from(m))
+        if captured != EMPTY:
+            after.board[mover ^ 1] -= _term(p, mover ^ 1, piece_type(captured), to)
+
+
+cdef int hand_value(const Pos* p, const HandSums* s) noexcept nogil:
+    """evaluate(p), from p's board sums kept by hand_update."""
+    return _from_sums(p, s.board[BLACK], s.board[WHITE])
 
 
 def evaluate_sfen(str sfen) -> int:
     """Static evaluation of an SFEN for the side to move (for tests and tuning)."""
     cdef Position pos = Position(sfen)
     return evaluate(&pos.pos)
+
+
+def incremental_check(str sfen, int plies, unsigned int seed) -> dict:
+    """Random legal walk of `plies` moves from `sfen` (undos mixed in), comparing the
+    score from the board sums kept by hand_update with `evaluate` from scratch after
+    every move and undo.  Returns a dict: checks, mismatches, and how many moves of
+    each kind were made (drops, captures, promotions, king_moves)."""
+    cdef Position start = Position(sfen)
+    cdef Pos p
+    cdef HandSums sums[1010]
+    cdef int moves[MAX_MOVES]
+    cdef int n, m, ply = 0, checks = 0, mismatches = 0, step
+    cdef int drops = 0, captures = 0, promotions = 0, king_moves = 0
+    cdef unsigned int rng = seed * 2654435761u + 12345u
+    if plies > 1000:
+        raise ValueError("at most 1000 plies")
+    memset(&p, 0, sizeof(Pos))
+    if pos_copy(&p, &start.pos) != 0 or not pos_reserve(&p, plies + 8):
+        pos_free(&p)
+        raise MemoryError()
+    with nogil:
+        hand_refresh(&p, &sums[0])
+        for step in range(plies):
+            rng = rng * 1103515245u + 12345u
+            if ply > 0 and (rng >> 16) % 5 == 0:
+                pos_undo_move(&p)
+                ply -= 1
+            else:
+                n = generate(&p, moves, GEN_LEGAL)
+                if n == 0:
+                    if ply == 0:
+                        break
+                    pos_undo_move(&p)
+                    ply -= 1
+                else:
+                    rng = rng * 1103515245u + 12345u
+                    m = moves[(rng >> 16) % n]
+                    if move_is_drop(m):
+                        drops += 1
+                    else:
+                        captures += p.board[move_to(m)] != EMPTY
+                        promotions += move_is_promotion(m)
+                        king_moves += piece_type(p.board[move_from(m)]) == KING
+                    pos_do_move(&p, m)
+                    hand_update(&p, &sums[ply], &sums[ply + 1])
+                    ply += 1
+            checks += 1
+            if hand_value(&p, &sums[ply]) != evaluate(&p):
+                mismatches += 1
+    pos_free(&p)
+    return {"checks": checks, "mismatches": mismatches, "drops": drops,
+            "captures": captures, "promotions": promotions, "king_moves": king_moves}

@@ -6,6 +6,7 @@ from usi_engine.tt cimport TT
 from usi_engine.control cimport Control
 from usi_engine.history cimport History
 from usi_engine.kp cimport KPAcc, KPNet
+from usi_engine.evaluate cimport HandSums
 from libc.stdint cimport int16_t
 
 cdef enum:
@@ -45,6 +46,7 @@ cdef struct Context:
     int static_evals[MAX_PLY + 2]   # per ply, -VALUE_INFINITE when in check
     const KPNet* kp_net           # the learned evaluation's weights; NULL: hand-written
     KPAcc kp_acc[MAX_PLY + 2]     # its sums per ply, updated move by move
+    HandSums hand_sums[MAX_PLY + 2]   # the hand-written one's board sums, likewise
     int pv[MAX_PLY][MAX_PLY]
     int pv_length[MAX_PLY]
     RootMove* root_moves

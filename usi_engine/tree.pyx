@@ -31,7 +31,7 @@ from usi_engine.position cimport (Pos, Position, in_check, pieces, state, positi
                                   REPETITION_DRAW, REPETITION_WIN, REPETITION_LOSE)
 from usi_engine.movegen cimport (GEN_LEGAL, GEN_CAPTURES, GEN_CHECKS, generate, gives_check,
                                  is_legal, mate_in_one)
-from usi_engine.evaluate cimport evaluate, piece_value
+from usi_engine.evaluate cimport piece_value, hand_refresh, hand_update, hand_value
 from usi_engine.kp cimport KPAcc, kp_refresh, kp_update, kp_value
 from usi_engine.see cimport see_ge, see_value
 from usi_engine.history cimport (History, NO_PIECE_TO, CORR_BITS, CORR_LIMIT, piece_to,
@@ -80,7 +80,7 @@ cdef inline int static_value(Context* c, int ply) noexcept nogil:
     """The static evaluation of the position at ply: learned or hand-written."""
     if c.kp_net != NULL:
         return kp_value(&c.pos, c.kp_net, &c.kp_acc[ply])
-    return evaluate(&c.pos)
+    return hand_value(&c.pos, &c.hand_sums[ply])
 
 
 cdef inline void correction_indices(const Pos* p, int* pawn_index, int* hand_index) noexcept nogil:
@@ -121,17 +121,20 @@ cdef inline void correct_static_value(Context* c, int best, int static_eval,
 
 
 cdef inline void play_move(Context* c, int m, int ply) noexcept nogil:
-    """Play m at ply and bring the learned evaluation's sums to ply + 1."""
+    """Play m at ply and bring the evaluation's sums (learned or hand-written) to ply + 1."""
     pos_do_move(&c.pos, m)
     tt_prefetch(c.tt, position_key(&c.pos))
     if c.kp_net != NULL:
         kp_update(&c.pos, c.kp_net, &c.kp_acc[ply], &c.kp_acc[ply + 1])
+    else:
+        hand_update(&c.pos, &c.hand_sums[ply], &c.hand_sums[ply + 1])
 
 
 cdef inline void play_null(Context* c, int ply) noexcept nogil:
     pos_do_null(&c.pos)
     tt_prefetch(c.tt, position_key(&c.pos))
     c.kp_acc[ply + 1] = c.kp_acc[ply]
+    c.hand_sums[ply + 1] = c.hand_sums[ply]
 
 
 cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept nogil:
@@ -613,6 +616,8 @@ cdef void iterate(Context* c, int depth, int multipv) noexcept nogil:
     cdef int k, v, alpha, beta, delta, prev
     if c.kp_net != NULL:
         kp_refresh(&c.pos, c.kp_net, &c.kp_acc[0])
+    else:
+        hand_refresh(&c.pos, &c.hand_sums[0])
     for k in range(c.root_count):
         c.root_moves[k].previous_score = c.root_moves[k].score
     for k in range(multipv):

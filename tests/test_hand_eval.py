@@ -1,0 +1,38 @@
+"""The hand-written evaluation (`EvalType hand`): the search keeps its board sums move
+by move (usi_engine.evaluate.hand_update); they must give the score computed from
+scratch after every move and undo, whatever the weights."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from usi_engine import evaluate
+
+STARTPOS = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
+DROPS = "6n1l/2+S1k4/2lp4p/1np1B2b1/3PP4/1N1S3rP/1P2+pPP+p1/1p1G5/3KG2r1 b GSN2L4Pgs2p 1"
+
+
+@pytest.fixture
+def random_weights():
+    """Every weight random (no zero term to hide a missed update); restored after."""
+    rng = np.random.default_rng(7)
+    shapes = evaluate.default_weights()
+    weights = {name: rng.integers(-300, 300, size=np.shape(value), dtype=np.int32)
+               for name, value in shapes.items()}
+    weights["hand_pressure"] = np.int32(11)
+    evaluate.load_weights(weights)
+    yield
+    evaluate.load_weights(evaluate.default_weights())
+
+
+def test_incremental_board_sums_give_the_score_from_scratch(random_weights):
+    totals = {"checks": 0, "mismatches": 0, "drops": 0, "captures": 0,
+              "promotions": 0, "king_moves": 0}
+    for seed in range(6):
+        for sfen in (STARTPOS, DROPS):
+            for key, value in evaluate.incremental_check(sfen, 1000, seed).items():
+                totals[key] += value
+    assert totals["checks"] >= 10000
+    assert totals["mismatches"] == 0
+    for kind in ("drops", "captures", "promotions", "king_moves"):
+        assert totals[kind] >= 100, kind
