@@ -170,6 +170,13 @@ def test_each_quiescence_limit_shrinks_the_quiescence_trees(name, value):
     assert check_rich_nodes(1) < without
 
 
+def test_exempting_capture_checks_from_the_quiescence_limits_grows_the_trees():
+    tree.set_search_parameter("QsCheckExempt", 0)
+    without = check_rich_nodes(1)
+    tree.set_search_parameter("QsCheckExempt", 1)
+    assert check_rich_nodes(1) > without
+
+
 def test_the_quiescence_limits_keep_a_short_tsume_mate():
     for name in ("QsRecapturePly", "QsMoveCount", "QsEvasionLimit", "QsChecks"):
         tree.set_search_parameter(name, 1)

@@ -63,6 +63,8 @@ cdef int LMR_DEEPER            # a reduced move that beats alpha is searched aga
                               # deeper when it beat the best so far by this + 2 x depth,
                               # a ply shallower when it came within 9 of it (0: off;
                               # 60 against 0: +21 Elo [-27, +69] in 200 games at 100 ms)
+cdef int QS_CHECK_EXEMPT        # quiescence: a capture that gives check escapes the move
+                              # count and delta pruning (as in YaneuraOu's; 0: off)
 cdef enum:
     SEE_PRUNE_MARGIN = 200    # per ply: captures and checks losing more are pruned (PruneChecks)
 
@@ -106,6 +108,7 @@ TUNABLES = (
     ("SingularMargin", 16, 0, 200),
     ("ThreatOrder", 16384, 0, 60000),
     ("LmrDeeper", 60, 0, 400),
+    ("QsCheckExempt", 0, 0, 1),
 )
 
 #: TUNABLES that switch a technique (or pick among variants) rather than set a margin:
@@ -116,7 +119,7 @@ SWITCHES = frozenset({"CorrHist", "CutNodeReduction", "PruneChecks", "QsMate1Pli
                       "RazorMargin", "QsRecapturePly", "QsMoveCount", "QsEvasionLimit",
                       "RfpImproving", "CaptureFutility", "IirDepth", "TtEval", "QsChecks",
                       "LmrMinDepth", "TtCaptureReduction", "SingularDepth",
-                      "ThreatOrder", "LmrDeeper"})
+                      "ThreatOrder", "LmrDeeper", "QsCheckExempt"})
 
 # Late-move reductions grow with the log of the depth and of the move number (as in
 # Stockfish-family searches): in shogi the quiet tail, drops included, is long.
@@ -131,7 +134,7 @@ cdef void _init_reductions() noexcept nogil:
                 LMR_BASE_CENTI / 100.0 + log(d) * log(m) * 100.0 / LMR_DIVISOR_CENTI)
 
 
-cdef int* _TUNED[38]             # the global behind each of TUNABLES, in its order
+cdef int* _TUNED[39]             # the global behind each of TUNABLES, in its order
 
 
 cdef void _point_tuned() noexcept nogil:
@@ -173,11 +176,12 @@ cdef void _point_tuned() noexcept nogil:
     _TUNED[35] = &SINGULAR_MARGIN
     _TUNED[36] = &THREAT_ORDER
     _TUNED[37] = &LMR_DEEPER
+    _TUNED[38] = &QS_CHECK_EXEMPT
 
 
 _point_tuned()
 _TUNED_INDEX = {spec[0]: i for i, spec in enumerate(TUNABLES)}
-assert len(TUNABLES) == len(_TUNED_INDEX) == 38
+assert len(TUNABLES) == len(_TUNED_INDEX) == 39
 
 
 def set_search_parameter(name: str, value: int) -> None:

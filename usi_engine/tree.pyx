@@ -145,7 +145,7 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
     cdef int tried = 0, quiet_evasions = 0, checks_tried = 0
     cdef int raw_eval = 0
     cdef bint checked = in_check(p)
-    cdef bint found
+    cdef bint found, check_capture
     cdef TTEntry* e
     cdef TTEntry te
     cdef int tt_move = 0
@@ -220,7 +220,8 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
                 continue
             checks_tried += 1
         else:
-            if move_to(m) != prev_sq:
+            check_capture = QS_CHECK_EXEMPT and gives_check(p, m)
+            if move_to(m) != prev_sq and not check_capture:
                 if QS_RECAPTURE_PLY and qply >= QS_RECAPTURE_PLY:
                     continue
                 if QS_MOVE_COUNT and tried >= QS_MOVE_COUNT and not move_is_promotion(m):
@@ -232,7 +233,7 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
                 continue
             # delta pruning: even winning the piece cannot lift us to alpha
             if (stand_pat + piece_value(victim) + QS_DELTA_MARGIN < alpha
-                    and not move_is_promotion(m)):
+                    and not move_is_promotion(m) and not check_capture):
                 continue
             # (the child's table bucket loads while SEE runs)
             tt_prefetch(c.tt, pos_key_after(p, m))
