@@ -93,12 +93,16 @@ def test_gameover_then_quit_owes_no_bestmove():
 
 
 def test_usinewgame_at_1024_mb_is_answered_at_once():
+    # clearing 1 GB took 35 ms; nothing is cleared now (a fraction of a millisecond).
+    # The fastest of three answers: a loaded machine only ever adds time.
+    waits = []
     with started(1024) as engine:
-        engine.send(MATE_IN_3, "go mate 1000")
-        engine.expect(lambda t: t.startswith("checkmate"))
-        at = engine.send("usinewgame", "isready")
-        ready = engine.expect("readyok")
-    assert ready.at - at < 0.05        # clearing 1 GB took 35 ms; nothing is cleared now
+        for _ in range(3):
+            engine.send(MATE_IN_3, "go mate 1000")
+            engine.expect(lambda t: t.startswith("checkmate"))
+            at = engine.send("usinewgame", "isready")
+            waits.append(engine.expect("readyok").at - at)
+    assert min(waits) < 0.01
 
 
 def test_a_refused_allocation_keeps_the_engine_playing_and_says_so(monkeypatch):
