@@ -64,7 +64,8 @@ cdef int LMR_DEEPER            # a reduced move that beats alpha is searched aga
                               # a ply shallower when it came within 9 of it (0: off;
                               # 60 against 0: +21 Elo [-27, +69] in 200 games at 100 ms)
 cdef int QS_CHECK_EXEMPT        # quiescence: a capture that gives check escapes the move
-                              # count and delta pruning (as in YaneuraOu's; 0: off)
+                              # count and delta pruning (as in YaneuraOu's; 0: off; 1
+                              # against 0: +14 Elo [-34, +62] in 200 games at 100 ms)
 cdef enum:
     SEE_PRUNE_MARGIN = 200    # per ply: captures and checks losing more are pruned (PruneChecks)
 
@@ -108,7 +109,7 @@ TUNABLES = (
     ("SingularMargin", 16, 0, 200),
     ("ThreatOrder", 16384, 0, 60000),
     ("LmrDeeper", 60, 0, 400),
-    ("QsCheckExempt", 0, 0, 1),
+    ("QsCheckExempt", 1, 0, 1),
 )
 
 #: TUNABLES that switch a technique (or pick among variants) rather than set a margin:
