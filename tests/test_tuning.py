@@ -192,12 +192,26 @@ def test_the_quiescence_limits_keep_a_short_tsume_mate():
     ("TtCaptureReduction", 1, 7), ("FutilityLmrDepth", 0, 7), ("LmrMinDepth", 4, 7),
     ("NullBase", 3, 10), ("NullDepthDivisor", 4, 10), ("McpDepth", 64, 10),
     ("SingularDepth", 6, 10), ("ThreatOrder", 0, 7),
-    ("LmrDeeper", 0, 10)])
+    ("LmrDeeper", 0, 10), ("QuietSeePrune", 25, 7), ("PrunePv", 1, 7),
+    ("FutilityHistory", 1, 7), ("CountPruned", 1, 7)])
 def test_each_technique_switched_from_its_default_changes_the_tree(name, value, depth):
     assert DEFAULTS[name] != value
     before = nodes_to_depth(depth)
     tree.set_search_parameter(name, value)
     assert nodes_to_depth(depth) != before
+
+
+def test_the_yaneuraou_style_pruning_keeps_a_short_tsume_mate_and_a_legal_line():
+    for name, value in (("QuietSeePrune", 25), ("PrunePv", 1), ("FutilityHistory", 1),
+                        ("CountPruned", 1), ("McpDepth", 64)):
+        tree.set_search_parameter(name, value)
+    s = Searcher()
+    s.set_hash(16)
+    assert s.search(Position(MATE_IN_3_TSUME), depth=7).score_mate == 3
+    position = Position(MIDGAME)
+    for move in s.search(Position(MIDGAME), depth=10).pv:
+        assert position.is_legal(move)
+        position.push(move)
 
 
 def test_the_singular_extension_keeps_a_short_tsume_mate_and_a_legal_line():

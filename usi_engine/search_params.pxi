@@ -66,6 +66,14 @@ cdef int LMR_DEEPER            # a reduced move that beats alpha is searched aga
 cdef int QS_CHECK_EXEMPT        # quiescence: a capture that gives check escapes the move
                               # count and delta pruning (as in YaneuraOu's; 0: off; 1
                               # against 0: +14 Elo [-34, +62] in 200 games at 100 ms)
+cdef int QUIET_SEE_PRUNE          # a quiet move (no check) whose SEE loses more than this x
+                              # (reduced depth)^2 is pruned, as in YaneuraOu (25; 0: off)
+cdef int PRUNE_PV               # the shallow-depth pruning of moves at PV nodes too (as in
+                              # Stockfish-family searches; 0: non-PV nodes only)
+cdef int FUTILITY_HISTORY       # the reduced depth of futility and SEE pruning counts the
+                              # move's history, killers and improving like its LMR (0: off)
+cdef int COUNT_PRUNED           # move-count pruning and LMR count pruned moves too (0: only
+                              # those searched)
 cdef enum:
     SEE_PRUNE_MARGIN = 200    # per ply: captures and checks losing more are pruned (PruneChecks)
 
@@ -110,6 +118,10 @@ TUNABLES = (
     ("ThreatOrder", 16384, 0, 60000),
     ("LmrDeeper", 60, 0, 400),
     ("QsCheckExempt", 1, 0, 1),
+    ("QuietSeePrune", 0, 0, 400),
+    ("PrunePv", 0, 0, 1),
+    ("FutilityHistory", 0, 0, 1),
+    ("CountPruned", 0, 0, 1),
 )
 
 #: TUNABLES that switch a technique (or pick among variants) rather than set a margin:
@@ -120,7 +132,9 @@ SWITCHES = frozenset({"CorrHist", "CutNodeReduction", "PruneChecks", "QsMate1Pli
                       "RazorMargin", "QsRecapturePly", "QsMoveCount", "QsEvasionLimit",
                       "RfpImproving", "CaptureFutility", "IirDepth", "TtEval", "QsChecks",
                       "LmrMinDepth", "TtCaptureReduction", "SingularDepth",
-                      "ThreatOrder", "LmrDeeper", "QsCheckExempt"})
+                      "ThreatOrder", "LmrDeeper", "QsCheckExempt",
+                      "QuietSeePrune", "PrunePv", "FutilityHistory",
+                      "CountPruned"})
 
 # Late-move reductions grow with the log of the depth and of the move number (as in
 # Stockfish-family searches): in shogi the quiet tail, drops included, is long.
@@ -135,7 +149,7 @@ cdef void _init_reductions() noexcept nogil:
                 LMR_BASE_CENTI / 100.0 + log(d) * log(m) * 100.0 / LMR_DIVISOR_CENTI)
 
 
-cdef int* _TUNED[39]             # the global behind each of TUNABLES, in its order
+cdef int* _TUNED[43]             # the global behind each of TUNABLES, in its order
 
 
 cdef void _point_tuned() noexcept nogil:
@@ -178,11 +192,15 @@ cdef void _point_tuned() noexcept nogil:
     _TUNED[36] = &THREAT_ORDER
     _TUNED[37] = &LMR_DEEPER
     _TUNED[38] = &QS_CHECK_EXEMPT
+    _TUNED[39] = &QUIET_SEE_PRUNE
+    _TUNED[40] = &PRUNE_PV
+    _TUNED[41] = &FUTILITY_HISTORY
+    _TUNED[42] = &COUNT_PRUNED
 
 
 _point_tuned()
 _TUNED_INDEX = {spec[0]: i for i, spec in enumerate(TUNABLES)}
-assert len(TUNABLES) == len(_TUNED_INDEX) == 39
+assert len(TUNABLES) == len(_TUNED_INDEX) == 43
 
 
 def set_search_parameter(name: str, value: int) -> None:

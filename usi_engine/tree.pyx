@@ -273,7 +273,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     cdef int n_quiets = 0
     cdef int m, v, best, best_move = 0, tt_move = 0, tt_value = VALUE_NONE, handed_out
     cdef int static_eval, raw_eval, new_depth, reduction, searched = 0, bound, node_eval
-    cdef int extension, singular_beta, reduced_depth
+    cdef int extension, singular_beta, reduced_depth, pruned, weighed = 0, move_number
     cdef int old_alpha = alpha
     cdef bint checked, found, done, quiet, check_given, improving, reducible, tt_capture
     cdef TTEntry* e
@@ -394,18 +394,25 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         check_given = gives_check(p, m)
         if mp.skip_quiets and quiet and not check_given:
             continue
+        # the moves before this one that move-count pruning and LMR count: those
+        # searched, or with CountPruned every one weighed, pruned or not (as in
+        # YaneuraOu's, whose pruned moves still bring the later ones' pruning nearer)
+        move_number = weighed if COUNT_PRUNED else searched
+        weighed += 1
         # (the child's table bucket loads while the move is weighed)
         tt_prefetch(c.tt, pos_key_after(p, m))
-        if (ply and not pv_node and not checked and (PRUNE_CHECKS & 6 or not check_given)
-                and best > -VALUE_MATE_IN_MAX_PLY and _prune_move(c, m, quiet, check_given, depth,
-                                                                 searched, alpha, static_eval,
-                                                                 improving)):
-            # move-count and futility pruning of quiet moves only grow stricter as the
-            # node goes on (more moves searched, alpha higher): once one quiet move
-            # that gives no check is pruned, all the rest are
-            if quiet and not check_given:
-                mp.skip_quiets = True
-            continue
+        if (ply and (PRUNE_PV or not pv_node) and not checked
+                and (PRUNE_CHECKS & 6 or not check_given)
+                and best > -VALUE_MATE_IN_MAX_PLY):
+            pruned = _prune_move(c, m, quiet, check_given, depth, move_number, alpha,
+                                 static_eval, improving, ply, pv_node)
+            if pruned:
+                # move-count and futility pruning of quiet moves only grow stricter as
+                # the node goes on (more moves searched, alpha higher): once one quiet
+                # move that gives no check is pruned so, all the rest are
+                if pruned == PRUNE_REST:
+                    mp.skip_quiets = True
+                continue
         extension = 0
         if (SINGULAR_DEPTH and m == mp.tt_move and ply and not excluded
                 and depth >= SINGULAR_DEPTH and found and te.depth - 1 >= depth - 3
@@ -431,7 +438,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
             if reducible:
                 # (a check whose reduction would be 0 gets -1: its null-window search
                 # is a ply deeper, an extension measured only as part of PruneChecks 1)
-                reduction = (_late_move_reduction(c, m, depth, searched, ply, pv_node,
+                reduction = (_late_move_reduction(c, m, depth, move_number, ply, pv_node,
                                                   improving)
                              - check_given + cut_node * CUT_NODE_REDUCTION
                              + (TT_CAPTURE_REDUCTION if tt_capture and quiet else 0))
@@ -564,16 +571,23 @@ cdef int _singular_extension(Context* c, int m, int depth, int beta, int tt_valu
     return 0
 
 
-cdef inline bint _prune_move(Context* c, int m, bint quiet, bint check_given, int depth,
-                             int searched, int alpha, int static_eval,
-                             bint improving) noexcept nogil:
-    """Quiet moves not worth searching near the leaves of a non-PV node (not in check,
-    not giving check, once a move has kept us from being mated): late ones, after
-    (3 + depth^2) / 2 moves to depth McpDepth (7), twice as many while the static score
-    improves (drops make the quiet tail of the list very long), and those that cannot
-    lift the static score to alpha on the depth left after their late-move reduction
-    (to a reduced depth of FutilityLmrDepth, 6).
-    Captures are pruned only with CaptureFutility.
+cdef enum:
+    PRUNE_THIS = 1              # _prune_move: skip this move
+    PRUNE_REST = 2              # ... and every quiet move after it
+
+
+cdef inline int _prune_move(Context* c, int m, bint quiet, bint check_given, int depth,
+                            int searched, int alpha, int static_eval, bint improving,
+                            int ply, bint pv_node) noexcept nogil:
+    """Whether a move is not worth searching near the leaves of a non-PV node (of a PV
+    node too with PrunePv; not in check, once a move has kept us from being mated):
+    PRUNE_REST for late quiet moves that give no check, after (3 + depth^2) / 2 moves to
+    depth McpDepth (7), twice as many while the static score improves (drops make the
+    quiet tail of the list very long), and for those that cannot lift the static score
+    to alpha on the depth left after their late-move reduction (to a reduced depth of
+    FutilityLmrDepth, 6); PRUNE_THIS for a quiet move that loses more than QuietSeePrune
+    x (reduced depth)^2 by SEE (0: never).  Captures are pruned only with
+    CaptureFutility.
 
     PruneChecks bits 2 and 4 add quiet checks to the move-count rule and SEE-prune
     checks and captures losing over 200 per ply to depth 8 (README.md has the
@@ -581,21 +595,30 @@ cdef inline bint _prune_move(Context* c, int m, bint quiet, bint check_given, in
     cdef int lmr_depth
     if (quiet and depth <= MCP_DEPTH and searched >= (3 + depth * depth) // (2 - improving)
             and (not check_given or PRUNE_CHECKS & 2)):
-        return True
+        return PRUNE_REST if not check_given else PRUNE_THIS
     if (CAPTURE_FUTILITY and not quiet and not check_given and depth <= 6
             and static_eval + CAPTURE_FUTILITY * (depth + 1)
             + piece_value(captured_type(&c.pos, m)) <= alpha):
-        return True     # even winning its victim leaves this capture far below alpha
+        return PRUNE_THIS   # even winning its victim leaves this capture far below alpha
     if not quiet or check_given:
         # (with PruneChecks) a capture or check that loses material beyond a margin
-        return PRUNE_CHECKS & 4 and depth <= 8 and not see_ge(&c.pos, m, -SEE_PRUNE_MARGIN * depth)
+        return (PRUNE_THIS if PRUNE_CHECKS & 4 and depth <= 8
+                and not see_ge(&c.pos, m, -SEE_PRUNE_MARGIN * depth) else 0)
     # futility on the depth the move would be searched at after its reduction
-    lmr_depth = depth - 1 - LMR_TABLE[depth if depth < 64 else 63][
-        searched + 1 if searched < 63 else 63]
+    if FUTILITY_HISTORY:
+        lmr_depth = depth - 1 - _late_move_reduction(c, m, depth, searched, ply, pv_node,
+                                                     improving)
+    else:
+        lmr_depth = depth - 1 - LMR_TABLE[depth if depth < 64 else 63][
+            searched + 1 if searched < 63 else 63]
     if lmr_depth < 0:
         lmr_depth = 0
-    return (lmr_depth <= FUTILITY_LMR_DEPTH
-            and static_eval + FUTILITY_BASE + FUTILITY_PER_DEPTH * lmr_depth <= alpha)
+    if (lmr_depth <= FUTILITY_LMR_DEPTH
+            and static_eval + FUTILITY_BASE + FUTILITY_PER_DEPTH * lmr_depth <= alpha):
+        return PRUNE_REST
+    if QUIET_SEE_PRUNE and not see_ge(&c.pos, m, -QUIET_SEE_PRUNE * lmr_depth * lmr_depth):
+        return PRUNE_THIS
+    return 0
 
 
 cdef inline int _late_move_reduction(Context* c, int m, int depth, int searched, int ply,
