@@ -193,7 +193,8 @@ def test_the_quiescence_limits_keep_a_short_tsume_mate():
     ("NullBase", 3, 10), ("NullDepthDivisor", 4, 10), ("McpDepth", 64, 10),
     ("SingularDepth", 6, 10), ("ThreatOrder", 0, 7),
     ("LmrDeeper", 0, 10), ("QuietSeePrune", 25, 7), ("PrunePv", 1, 7),
-    ("FutilityHistory", 1, 7), ("CountPruned", 1, 7)])
+    ("FutilityHistory", 1, 7), ("CountPruned", 1, 7), ("NullCutOnly", 1, 10),
+    ("RfpQuietTtMove", 0, 7)])
 def test_each_technique_switched_from_its_default_changes_the_tree(name, value, depth):
     assert DEFAULTS[name] != value
     before = nodes_to_depth(depth)
@@ -203,7 +204,8 @@ def test_each_technique_switched_from_its_default_changes_the_tree(name, value, 
 
 def test_the_yaneuraou_style_pruning_keeps_a_short_tsume_mate_and_a_legal_line():
     for name, value in (("QuietSeePrune", 25), ("PrunePv", 1), ("FutilityHistory", 1),
-                        ("CountPruned", 1), ("McpDepth", 64)):
+                        ("CountPruned", 1), ("McpDepth", 64), ("NullCutOnly", 1),
+                        ("RfpQuietTtMove", 0), ("RfpDepth", 14)):
         tree.set_search_parameter(name, value)
     s = Searcher()
     s.set_hash(16)

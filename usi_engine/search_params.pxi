@@ -74,6 +74,10 @@ cdef int FUTILITY_HISTORY       # the reduced depth of futility and SEE pruning 
                               # move's history, killers and improving like its LMR (0: off)
 cdef int COUNT_PRUNED           # move-count pruning and LMR count pruned moves too (0: only
                               # those searched)
+cdef int NULL_CUT_ONLY          # the null move only at expected cut nodes (as in YaneuraOu;
+                              # 0: at every non-PV node)
+cdef int RFP_QUIET_TT_MOVE      # reverse futility also when the table move is quiet (1), or
+                              # only without one or with a capture (0, as in YaneuraOu)
 cdef enum:
     SEE_PRUNE_MARGIN = 200    # per ply: captures and checks losing more are pruned (PruneChecks)
 
@@ -91,7 +95,7 @@ TUNABLES = (
     ("ProbCutMargin", 0, 0, 600),
     ("CutNodeReduction", 0, 0, 3),
     ("PruneChecks", 1, 0, 7),
-    ("RfpDepth", 5, 0, 12),
+    ("RfpDepth", 5, 0, 20),
     ("QsMate1Plies", 16, 0, 16),
     ("HistoryBonusScale", 1, 1, 16),
     ("QuietSortLimit", 2000, 0, 100000),
@@ -122,6 +126,8 @@ TUNABLES = (
     ("PrunePv", 0, 0, 1),
     ("FutilityHistory", 0, 0, 1),
     ("CountPruned", 0, 0, 1),
+    ("NullCutOnly", 0, 0, 1),
+    ("RfpQuietTtMove", 1, 0, 1),
 )
 
 #: TUNABLES that switch a technique (or pick among variants) rather than set a margin:
@@ -134,7 +140,7 @@ SWITCHES = frozenset({"CorrHist", "CutNodeReduction", "PruneChecks", "QsMate1Pli
                       "LmrMinDepth", "TtCaptureReduction", "SingularDepth",
                       "ThreatOrder", "LmrDeeper", "QsCheckExempt",
                       "QuietSeePrune", "PrunePv", "FutilityHistory",
-                      "CountPruned"})
+                      "CountPruned", "NullCutOnly", "RfpQuietTtMove"})
 
 # Late-move reductions grow with the log of the depth and of the move number (as in
 # Stockfish-family searches): in shogi the quiet tail, drops included, is long.
@@ -149,7 +155,7 @@ cdef void _init_reductions() noexcept nogil:
                 LMR_BASE_CENTI / 100.0 + log(d) * log(m) * 100.0 / LMR_DIVISOR_CENTI)
 
 
-cdef int* _TUNED[43]             # the global behind each of TUNABLES, in its order
+cdef int* _TUNED[45]             # the global behind each of TUNABLES, in its order
 
 
 cdef void _point_tuned() noexcept nogil:
@@ -196,11 +202,13 @@ cdef void _point_tuned() noexcept nogil:
     _TUNED[40] = &PRUNE_PV
     _TUNED[41] = &FUTILITY_HISTORY
     _TUNED[42] = &COUNT_PRUNED
+    _TUNED[43] = &NULL_CUT_ONLY
+    _TUNED[44] = &RFP_QUIET_TT_MOVE
 
 
 _point_tuned()
 _TUNED_INDEX = {spec[0]: i for i, spec in enumerate(TUNABLES)}
-assert len(TUNABLES) == len(_TUNED_INDEX) == 43
+assert len(TUNABLES) == len(_TUNED_INDEX) == 45
 
 
 def set_search_parameter(name: str, value: int) -> None:

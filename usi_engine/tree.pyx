@@ -336,10 +336,12 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         # 1.6x less CPU to depth 10 on middle-game positions, -11 [-72, +50] in 127
         # games at 100 ms, stopped; not kept)
         if (depth <= RFP_DEPTH and node_eval - RFP_MARGIN * (
-                depth - (<int>improving if RFP_IMPROVING else 0)) >= beta):
+                depth - (<int>improving if RFP_IMPROVING else 0)) >= beta
+                and (RFP_QUIET_TT_MOVE or tt_move == 0 or not is_quiet(p, tt_move))):
             return node_eval
         # null move: if passing still beats beta, a real move will too
-        if null_ok and depth >= NULL_MIN_DEPTH and node_eval >= beta:
+        if (null_ok and depth >= NULL_MIN_DEPTH and node_eval >= beta
+                and (cut_node or not NULL_CUT_ONLY)):
             reduction = NULL_BASE + depth // NULL_DEPTH_DIVISOR
             if NULL_EVAL_DIVISOR:
                 # more the further the static score stands above beta
