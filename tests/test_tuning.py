@@ -192,7 +192,7 @@ def test_the_quiescence_limits_keep_a_short_tsume_mate():
     ("TtCaptureReduction", 1, 7), ("FutilityLmrDepth", 0, 7), ("LmrMinDepth", 4, 7),
     ("NullBase", 3, 10), ("NullDepthDivisor", 4, 10), ("McpDepth", 64, 10),
     ("SingularDepth", 6, 10), ("ThreatOrder", 0, 7),
-    ("LmrDeeper", 0, 10), ("QuietSeePrune", 25, 7), ("PrunePv", 0, 7),
+    ("LmrDeeper", 0, 10), ("QuietSeePrune", 0, 7), ("PrunePv", 0, 7),
     ("FutilityHistory", 1, 7), ("CountPruned", 1, 7), ("NullCutOnly", 1, 10),
     ("RfpQuietTtMove", 0, 7)])
 def test_each_technique_switched_from_its_default_changes_the_tree(name, value, depth):
