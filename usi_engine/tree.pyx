@@ -583,8 +583,8 @@ cdef enum:
 cdef inline int _prune_move(Context* c, int m, bint quiet, bint check_given, int depth,
                             int searched, int alpha, int static_eval, bint improving,
                             int ply, bint pv_node) noexcept nogil:
-    """Whether a move is not worth searching near the leaves of a non-PV node (of a PV
-    node too with PrunePv; not in check, once a move has kept us from being mated):
+    """Whether a move is not worth searching near the leaves of a node (a PV node too
+    unless PrunePv is 0; not in check, once a move has kept us from being mated):
     PRUNE_REST for late quiet moves that give no check, after (3 + depth^2) / 2 moves to
     depth McpDepth (7), twice as many while the static score improves (drops make the
     quiet tail of the list very long), and for those that cannot lift the static score
