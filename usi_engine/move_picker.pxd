@@ -31,6 +31,7 @@ cdef enum:
     KEY_GOOD_CAPTURE = 1 << 24
     KEY_KILLER = 1 << 23
     KEY_BAD_CAPTURE = -(1 << 22)
+    CHECK_SEE_MARGIN = 75       # a quiet check losing up to this by SEE still gets the bonus
 
 
 cdef struct MovePicker:
@@ -50,6 +51,8 @@ cdef struct MovePicker:
     int quiet_limit             # presort: quiets scoring below this stay unsorted
     int threat_bonus            # ordering bonus of a quiet move that takes a piece out of
                                 # a cheaper piece's attack (malus: into it); 0: none
+    int check_bonus             # ordering bonus of a quiet move that checks directly and
+                                # does not lose more than a pawn by SEE; 0: none
     bint skip_quiets            # quiet moves that do not give check are pruned from here
                                 # on (the search says so once it prunes one): the quiet
                                 # stage then generates only the quiet checks
@@ -161,7 +164,8 @@ cdef inline void partial_insertion_sort(int* moves, int* scores, int begin, int 
 
 cdef inline void picker_init(MovePicker* mp, const Context* c, int tt_move, int ply,
                              bint all_at_once, int quiet_limit=0,
-                             bint presort=False, int threat_bonus=0) noexcept nogil:
+                             bint presort=False, int threat_bonus=0,
+                             int check_bonus=0) noexcept nogil:
     """Start picking at this node; all_at_once at the root (whose list the caller
     fills) and in check.  With presort the quiet moves are sorted once, those with a
     history score below quiet_limit left unsorted after the rest."""
@@ -174,6 +178,7 @@ cdef inline void picker_init(MovePicker* mp, const Context* c, int tt_move, int 
     mp.presort = presort
     mp.quiet_limit = quiet_limit
     mp.threat_bonus = threat_bonus
+    mp.check_bonus = check_bonus
     mp.skip_quiets = False
 
 
@@ -220,6 +225,34 @@ cdef inline int threat_term(const Pos* p, int m, bb_t by_pawn, bb_t by_minor,
     if bb_test(danger, from_sq):
         return 0 if bb_test(danger, to_sq) else bonus
     return -bonus if bb_test(danger, to_sq) else 0
+
+
+cdef inline void check_squares(const Pos* p, bb_t* squares) noexcept nogil:
+    """squares[pt]: where a piece of ours of type pt (1..14, as it stands after the move)
+    would attack the enemy king directly, on the current occupancy."""
+    cdef int them = p.side ^ 1
+    cdef int ek = p.king_sq[them]
+    cdef int pt
+    for pt in range(PAWN, DRAGON + 1):
+        squares[pt] = (piece_attacks(make_piece(them, pt), ek, p.occupied)
+                       if ek >= 0 and pt != KING else 0)
+
+
+cdef inline void add_check_bonus(const Pos* p, const int* moves, int* scores, int begin,
+                                 int end, int bonus) noexcept nogil:
+    """Raise the quiet moves that give a direct check and lose at most a pawn by SEE
+    (as YaneuraOu's and Stockfish's pickers order them): in shogi most attacks on the
+    king start with such a move, and the history tables know little of them."""
+    cdef bb_t squares[16]
+    cdef int k, m, pt
+    check_squares(p, squares)
+    for k in range(begin, end):
+        m = moves[k]
+        pt = moved_type(p, m)
+        if move_is_promotion(m):
+            pt += PROMOTED
+        if bb_test(squares[pt], move_to(m)) and see_ge(p, m, -CHECK_SEE_MARGIN):
+            scores[k] += bonus
 
 
 cdef inline int quiet_checks(const Pos* p, int* moves) noexcept nogil:
@@ -322,6 +355,9 @@ cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
                 for k in range(mp.n_captures, mp.n):
                     mp.scores[k] += threat_term(&c.pos, mp.moves[k], by_pawn, by_minor,
                                                 mp.threat_bonus)
+            if mp.check_bonus:
+                add_check_bonus(&c.pos, mp.moves, mp.scores, mp.n_captures, mp.n,
+                                mp.check_bonus)
             if mp.presort:
                 partial_insertion_sort(mp.moves, mp.scores, mp.n_captures, mp.n,
                                        mp.quiet_limit)

@@ -82,6 +82,11 @@ cdef int NULL_CUT_ONLY          # the null move only at expected cut nodes (as i
                               # hand-set eval, left off: not measured with PrunePv on)
 cdef int RFP_QUIET_TT_MOVE      # reverse futility also when the table move is quiet (1), or
                               # only without one or with a capture (0, as in YaneuraOu)
+cdef int QUIET_CHECK_BONUS      # ordering bonus of a quiet direct check that loses at most a
+                              # pawn by SEE (as YaneuraOu's picker: 16384; 0: none)
+cdef int NULL_MARGIN_BASE       # the null move only where the static score stands at least
+cdef int NULL_MARGIN_DEPTH      # this base less this x depth above beta (as YaneuraOu: 378 and
+                              # 16; base 0: no margin, the score at beta suffices)
 cdef enum:
     SEE_PRUNE_MARGIN = 200    # per ply: captures and checks losing more are pruned (PruneChecks)
 
@@ -132,6 +137,9 @@ TUNABLES = (
     ("CountPruned", 0, 0, 1),
     ("NullCutOnly", 0, 0, 1),
     ("RfpQuietTtMove", 1, 0, 1),
+    ("QuietCheckBonus", 0, 0, 60000),
+    ("NullMarginBase", 0, 0, 2000),
+    ("NullMarginDepth", 16, 0, 200),
 )
 
 #: TUNABLES that switch a technique (or pick among variants) rather than set a margin:
@@ -144,7 +152,8 @@ SWITCHES = frozenset({"CorrHist", "CutNodeReduction", "PruneChecks", "QsMate1Pli
                       "LmrMinDepth", "TtCaptureReduction", "SingularDepth",
                       "ThreatOrder", "LmrDeeper", "QsCheckExempt",
                       "QuietSeePrune", "PrunePv", "FutilityHistory",
-                      "CountPruned", "NullCutOnly", "RfpQuietTtMove"})
+                      "CountPruned", "NullCutOnly", "RfpQuietTtMove",
+                      "QuietCheckBonus", "NullMarginBase"})
 
 # Late-move reductions grow with the log of the depth and of the move number (as in
 # Stockfish-family searches): in shogi the quiet tail, drops included, is long.
@@ -159,7 +168,7 @@ cdef void _init_reductions() noexcept nogil:
                 LMR_BASE_CENTI / 100.0 + log(d) * log(m) * 100.0 / LMR_DIVISOR_CENTI)
 
 
-cdef int* _TUNED[45]             # the global behind each of TUNABLES, in its order
+cdef int* _TUNED[48]             # the global behind each of TUNABLES, in its order
 
 
 cdef void _point_tuned() noexcept nogil:
@@ -208,11 +217,14 @@ cdef void _point_tuned() noexcept nogil:
     _TUNED[42] = &COUNT_PRUNED
     _TUNED[43] = &NULL_CUT_ONLY
     _TUNED[44] = &RFP_QUIET_TT_MOVE
+    _TUNED[45] = &QUIET_CHECK_BONUS
+    _TUNED[46] = &NULL_MARGIN_BASE
+    _TUNED[47] = &NULL_MARGIN_DEPTH
 
 
 _point_tuned()
 _TUNED_INDEX = {spec[0]: i for i, spec in enumerate(TUNABLES)}
-assert len(TUNABLES) == len(_TUNED_INDEX) == 45
+assert len(TUNABLES) == len(_TUNED_INDEX) == 48
 
 
 def set_search_parameter(name: str, value: int) -> None:

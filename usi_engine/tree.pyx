@@ -342,7 +342,9 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
             return node_eval
         # null move: if passing still beats beta, a real move will too
         if (null_ok and depth >= NULL_MIN_DEPTH and node_eval >= beta
-                and (cut_node or not NULL_CUT_ONLY)):
+                and (cut_node or not NULL_CUT_ONLY)
+                and static_eval >= beta + NULL_MARGIN_BASE - NULL_MARGIN_DEPTH * depth
+                * (NULL_MARGIN_BASE != 0)):
             reduction = NULL_BASE + depth // NULL_DEPTH_DIVISOR
             if NULL_EVAL_DIVISOR:
                 # more the further the static score stands above beta
@@ -379,7 +381,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     prev1 = c.move_keys[ply - 1] if ply >= 1 else NO_PIECE_TO
     prev2 = c.move_keys[ply - 2] if ply >= 2 else NO_PIECE_TO
     picker_init(&mp, c, tt_move, ply, ply == 0 or checked, -QUIET_SORT_LIMIT * depth,
-                QUIET_SORT_LIMIT > 0, THREAT_ORDER)
+                QUIET_SORT_LIMIT > 0, THREAT_ORDER, QUIET_CHECK_BONUS)
     if ply == 0:
         mp.n = root_moves_into(c, mp.moves)
     # a capture as the table move: the quiet alternatives are less likely to matter
