@@ -87,6 +87,9 @@ cdef int QUIET_CHECK_BONUS      # ordering bonus of a quiet direct check that lo
 cdef int NULL_MARGIN_BASE       # the null move only where the static score stands at least
 cdef int NULL_MARGIN_DEPTH      # this base less this x depth above beta (as YaneuraOu: 378 and
                               # 16; base 0: no margin, the score at beta suffices)
+cdef int SINGULAR_MULTI         # singular extension of 2 or 3 plies by YaneuraOu's margins (1),
+                              # or always 1 (0)
+cdef int ROOT_LMR               # late-move reductions at the root too (1), or not (0)
 cdef enum:
     SEE_PRUNE_MARGIN = 200    # per ply: captures and checks losing more are pruned (PruneChecks)
 
@@ -140,6 +143,8 @@ TUNABLES = (
     ("QuietCheckBonus", 0, 0, 60000),
     ("NullMarginBase", 0, 0, 2000),
     ("NullMarginDepth", 16, 0, 200),
+    ("RootLmr", 1, 0, 1),
+    ("SingularMulti", 0, 0, 1),
 )
 
 #: TUNABLES that switch a technique (or pick among variants) rather than set a margin:
@@ -153,7 +158,8 @@ SWITCHES = frozenset({"CorrHist", "CutNodeReduction", "PruneChecks", "QsMate1Pli
                       "ThreatOrder", "LmrDeeper", "QsCheckExempt",
                       "QuietSeePrune", "PrunePv", "FutilityHistory",
                       "CountPruned", "NullCutOnly", "RfpQuietTtMove",
-                      "QuietCheckBonus", "NullMarginBase"})
+                      "QuietCheckBonus", "NullMarginBase", "RootLmr",
+                      "SingularMulti"})
 
 # Late-move reductions grow with the log of the depth and of the move number (as in
 # Stockfish-family searches): in shogi the quiet tail, drops included, is long.
@@ -168,7 +174,7 @@ cdef void _init_reductions() noexcept nogil:
                 LMR_BASE_CENTI / 100.0 + log(d) * log(m) * 100.0 / LMR_DIVISOR_CENTI)
 
 
-cdef int* _TUNED[48]             # the global behind each of TUNABLES, in its order
+cdef int* _TUNED[50]             # the global behind each of TUNABLES, in its order
 
 
 cdef void _point_tuned() noexcept nogil:
@@ -220,11 +226,13 @@ cdef void _point_tuned() noexcept nogil:
     _TUNED[45] = &QUIET_CHECK_BONUS
     _TUNED[46] = &NULL_MARGIN_BASE
     _TUNED[47] = &NULL_MARGIN_DEPTH
+    _TUNED[48] = &ROOT_LMR
+    _TUNED[49] = &SINGULAR_MULTI
 
 
 _point_tuned()
 _TUNED_INDEX = {spec[0]: i for i, spec in enumerate(TUNABLES)}
-assert len(TUNABLES) == len(_TUNED_INDEX) == 48
+assert len(TUNABLES) == len(_TUNED_INDEX) == 50
 
 
 def set_search_parameter(name: str, value: int) -> None:

@@ -437,7 +437,8 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         # to depth 9: reducing good captures too, reducing evasions, reducing from depth
         # 2.  (Pruning quiet moves whose SEE loses 50 x (reduced depth)^2 searched more
         # nodes too, yet at 25 x it won games: QuietSeePrune.)
-        if depth >= LMR_MIN_DEPTH and searched >= 1 + 2 * pv_node and not checked:
+        if (depth >= LMR_MIN_DEPTH and searched >= 1 + 2 * pv_node and not checked
+                and (ply or ROOT_LMR)):
             reducible = quiet and not check_given
             if PRUNE_CHECKS & 1 and not reducible:
                 reducible = quiet or not see_ge(p, m, 0)    # (SEE only for late moves)
@@ -565,8 +566,15 @@ cdef int _singular_extension(Context* c, int m, int depth, int beta, int tt_valu
     the others' search reached the table value."""
     cdef int s_beta = tt_value - SINGULAR_MARGIN * depth // 8
     cdef int v = search(c, (depth - 1) // 2, s_beta - 1, s_beta, ply, False, False, cut_node, m)
+    cdef bint quiet_tt
     singular_beta[0] = s_beta
     if v < s_beta:
+        if SINGULAR_MULTI:
+            # as YaneuraOu's and Stockfish's: two or three plies where the other moves
+            # fall far enough short (a quiet table move at a non-PV node: always three)
+            quiet_tt = is_quiet(&c.pos, m)
+            return (1 + (v < s_beta - 212 * pv_node + 182 * quiet_tt)
+                    + (v < s_beta - 73 - 320 * pv_node + 218 * quiet_tt))
         return 1
     if not pv_node and s_beta >= beta:
         return MULTI_CUT
