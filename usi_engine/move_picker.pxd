@@ -53,6 +53,8 @@ cdef struct MovePicker:
                                 # a cheaper piece's attack (malus: into it); 0: none
     int check_bonus             # ordering bonus of a quiet move that checks directly and
                                 # does not lose more than a pawn by SEE; 0: none
+    bint root_by_key            # the root's moves after its first one in the order of
+                                # interior nodes (history), not of the last iteration
     bint skip_quiets            # quiet moves that do not give check are pruned from here
                                 # on (the search says so once it prunes one): the quiet
                                 # stage then generates only the quiet checks
@@ -179,6 +181,7 @@ cdef inline void picker_init(MovePicker* mp, const Context* c, int tt_move, int 
     mp.quiet_limit = quiet_limit
     mp.threat_bonus = threat_bonus
     mp.check_bonus = check_bonus
+    mp.root_by_key = False
     mp.skip_quiets = False
 
 
@@ -378,11 +381,15 @@ cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
             if mp.ply > 0:
                 mp.n = generate(&c.pos, mp.moves, GEN_LEGAL)
             score_moves(c, mp.moves, mp.scores, mp.n, mp.tt_move, mp.ply, True)
+            if mp.ply == 0 and mp.root_by_key and mp.n > 0:
+                mp.scores[0] = KEY_TT       # the last iteration's best move stays first
             mp.cur = 0
             mp.stage = STAGE_ALL
         elif mp.stage == STAGE_ALL:
-            # (the root keeps the order of its list, which the last iteration sorted)
-            m = _pick_from(mp, mp.n, mp.ply > 0)
+            # (the root keeps the order of its list, which the last iteration sorted,
+            # unless root_by_key: then after the best move come captures, killers and
+            # quiet moves by history, as at other nodes)
+            m = _pick_from(mp, mp.n, mp.ply > 0 or mp.root_by_key)
             if m:
                 return m
             mp.stage = STAGE_DONE

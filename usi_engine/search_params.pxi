@@ -89,6 +89,13 @@ cdef int NULL_MARGIN_DEPTH      # this base less this x depth above beta (as Yan
                               # 16; base 0: no margin, the score at beta suffices)
 cdef int SINGULAR_MULTI         # singular extension of 2 or 3 plies by YaneuraOu's margins (1),
                               # or always 1 (0)
+cdef int ROOT_ORDER             # the root's moves after the last best one ordered by history as
+                              # at other nodes (1, as Stockfish's root), or kept in the order
+                              # of the last iteration's scores (0)
+cdef int PV_LMR                 # plies less late-move reduction at PV nodes (YaneuraOu takes
+                              # 3.7 to 5.6 plies off at nodes that were on a PV)
+cdef int TT_PV_LMR              # plies less late-move reduction at a node that is or was on a
+                              # PV (an exact table entry): Stockfish's ttPv rule (0: none)
 cdef int ROOT_LMR               # late-move reductions at the root too (1), or not (0)
 cdef enum:
     SEE_PRUNE_MARGIN = 200    # per ply: captures and checks losing more are pruned (PruneChecks)
@@ -145,6 +152,9 @@ TUNABLES = (
     ("NullMarginDepth", 16, 0, 200),
     ("RootLmr", 1, 0, 1),
     ("SingularMulti", 0, 0, 1),
+    ("RootOrder", 0, 0, 1),
+    ("PvLmr", 1, 0, 8),
+    ("TtPvLmr", 0, 0, 8),
 )
 
 #: TUNABLES that switch a technique (or pick among variants) rather than set a margin:
@@ -159,7 +169,7 @@ SWITCHES = frozenset({"CorrHist", "CutNodeReduction", "PruneChecks", "QsMate1Pli
                       "QuietSeePrune", "PrunePv", "FutilityHistory",
                       "CountPruned", "NullCutOnly", "RfpQuietTtMove",
                       "QuietCheckBonus", "NullMarginBase", "RootLmr",
-                      "SingularMulti"})
+                      "SingularMulti", "RootOrder", "TtPvLmr"})
 
 # Late-move reductions grow with the log of the depth and of the move number (as in
 # Stockfish-family searches): in shogi the quiet tail, drops included, is long.
@@ -174,7 +184,7 @@ cdef void _init_reductions() noexcept nogil:
                 LMR_BASE_CENTI / 100.0 + log(d) * log(m) * 100.0 / LMR_DIVISOR_CENTI)
 
 
-cdef int* _TUNED[50]             # the global behind each of TUNABLES, in its order
+cdef int* _TUNED[53]             # the global behind each of TUNABLES, in its order
 
 
 cdef void _point_tuned() noexcept nogil:
@@ -228,11 +238,14 @@ cdef void _point_tuned() noexcept nogil:
     _TUNED[47] = &NULL_MARGIN_DEPTH
     _TUNED[48] = &ROOT_LMR
     _TUNED[49] = &SINGULAR_MULTI
+    _TUNED[50] = &ROOT_ORDER
+    _TUNED[51] = &PV_LMR
+    _TUNED[52] = &TT_PV_LMR
 
 
 _point_tuned()
 _TUNED_INDEX = {spec[0]: i for i, spec in enumerate(TUNABLES)}
-assert len(TUNABLES) == len(_TUNED_INDEX) == 50
+assert len(TUNABLES) == len(_TUNED_INDEX) == 53
 
 
 def set_search_parameter(name: str, value: int) -> None:

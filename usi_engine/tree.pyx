@@ -277,6 +277,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     cdef int extension, singular_beta, reduced_depth, pruned, weighed = 0, move_number
     cdef int old_alpha = alpha
     cdef bint checked, found, done, quiet, check_given, improving, reducible, tt_capture
+    cdef bint was_pv
     cdef TTEntry* e
     cdef TTEntry te
     cdef uint64_t key
@@ -384,8 +385,12 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
                 QUIET_SORT_LIMIT > 0, THREAT_ORDER, QUIET_CHECK_BONUS)
     if ply == 0:
         mp.n = root_moves_into(c, mp.moves)
+        mp.root_by_key = ROOT_ORDER
     # a capture as the table move: the quiet alternatives are less likely to matter
     tt_capture = TT_CAPTURE_REDUCTION and mp.tt_move != 0 and not is_quiet(p, mp.tt_move)
+    # a node on a principal variation now or when the table's exact entry was stored
+    # (Stockfish's ttPv, read from the bound instead of a flag of its own)
+    was_pv = pv_node or (found and (te.gen_bound & 3) == BOUND_EXACT)
     best = -VALUE_INFINITE
     handed_out = 0
     while True:
@@ -445,9 +450,11 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
             if reducible:
                 # (a check whose reduction would be 0 gets -1: its null-window search
                 # is a ply deeper, an extension measured only as part of PruneChecks 1)
-                reduction = (_late_move_reduction(c, m, depth, move_number, ply, pv_node,
-                                                  improving)
-                             - check_given + cut_node * CUT_NODE_REDUCTION
+                reduction = _late_move_reduction(c, m, depth, move_number, ply, pv_node,
+                                                 improving)
+                if was_pv and TT_PV_LMR:
+                    reduction = reduction - TT_PV_LMR if reduction > TT_PV_LMR else 0
+                reduction += (- check_given + cut_node * CUT_NODE_REDUCTION
                              + (TT_CAPTURE_REDUCTION if tt_capture and quiet else 0))
                 if reduction > new_depth - 1:
                     reduction = new_depth - 1
@@ -640,7 +647,7 @@ cdef inline int _late_move_reduction(Context* c, int m, int depth, int searched,
     """Plies taken off a late quiet move: more the later and deeper, less in PV nodes,
     for killers and for moves with a good history; never negative."""
     cdef int r = LMR_TABLE[depth if depth < 64 else 63][searched + 1 if searched < 63 else 63]
-    r += (not improving) - pv_node
+    r += (not improving) - pv_node * PV_LMR
     if m == c.hist.killers[ply][0] or m == c.hist.killers[ply][1]:
         r -= 1
     r -= quiet_score(&c.hist, c.pos.side, m, move_key(&c.pos, m),
