@@ -194,7 +194,8 @@ def test_the_quiescence_limits_keep_a_short_tsume_mate():
     ("SingularDepth", 6, 10), ("ThreatOrder", 0, 7),
     ("LmrDeeper", 0, 10), ("QuietSeePrune", 0, 7), ("PrunePv", 0, 7),
     ("FutilityHistory", 1, 7), ("CountPruned", 1, 7), ("NullCutOnly", 1, 10),
-    ("RfpQuietTtMove", 0, 7)])
+    ("RfpQuietTtMove", 0, 7), ("QuietCheckBonus", 16384, 7), ("NullMarginBase", 378, 10),
+    ("RootLmr", 0, 7), ("RootOrder", 1, 7), ("PvLmr", 3, 7), ("TtPvLmr", 2, 7)])
 def test_each_technique_switched_from_its_default_changes_the_tree(name, value, depth):
     assert DEFAULTS[name] != value
     before = nodes_to_depth(depth)
@@ -227,5 +228,26 @@ def test_the_singular_extension_keeps_a_short_tsume_mate_and_a_legal_line():
     result = s.search(Position(MIDGAME), depth=10)
     position = Position(MIDGAME)
     for move in result.pv:
+        assert position.is_legal(move)
+        position.push(move)
+
+
+def test_multiple_singular_extensions_change_the_tree_of_a_singular_search():
+    tree.set_search_parameter("SingularDepth", 6)
+    before = nodes_to_depth(10)
+    tree.set_search_parameter("SingularMulti", 1)
+    assert nodes_to_depth(10) != before
+
+
+def test_the_yaneuraou_style_ordering_and_reductions_keep_a_short_tsume_mate_and_a_legal_line():
+    for name, value in (("QuietCheckBonus", 16384), ("NullMarginBase", 378), ("RootLmr", 0),
+                        ("RootOrder", 1), ("PvLmr", 3), ("TtPvLmr", 4),
+                        ("SingularDepth", 6), ("SingularMulti", 1)):
+        tree.set_search_parameter(name, value)
+    s = Searcher()
+    s.set_hash(16)
+    assert s.search(Position(MATE_IN_3_TSUME), depth=7).score_mate == 3
+    position = Position(MIDGAME)
+    for move in s.search(Position(MIDGAME), depth=10).pv:
         assert position.is_legal(move)
         position.push(move)

@@ -344,8 +344,8 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         # null move: if passing still beats beta, a real move will too
         if (null_ok and depth >= NULL_MIN_DEPTH and node_eval >= beta
                 and (cut_node or not NULL_CUT_ONLY)
-                and static_eval >= beta + NULL_MARGIN_BASE - NULL_MARGIN_DEPTH * depth
-                * (NULL_MARGIN_BASE != 0)):
+                and (NULL_MARGIN_BASE == 0
+                     or static_eval >= beta + NULL_MARGIN_BASE - NULL_MARGIN_DEPTH * depth)):
             reduction = NULL_BASE + depth // NULL_DEPTH_DIVISOR
             if NULL_EVAL_DIVISOR:
                 # more the further the static score stands above beta
