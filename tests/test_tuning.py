@@ -195,7 +195,8 @@ def test_the_quiescence_limits_keep_a_short_tsume_mate():
     ("LmrDeeper", 0, 10), ("QuietSeePrune", 0, 7), ("PrunePv", 0, 7),
     ("FutilityHistory", 1, 7), ("CountPruned", 1, 7), ("NullCutOnly", 1, 10),
     ("RfpQuietTtMove", 0, 7), ("QuietCheckBonus", 16384, 7), ("NullMarginBase", 378, 10),
-    ("RootLmr", 0, 7), ("RootOrder", 1, 7), ("PvLmr", 3, 7), ("TtPvLmr", 2, 7)])
+    ("RootLmr", 0, 7), ("RootOrder", 1, 7), ("PvLmr", 3, 7), ("TtPvLmr", 2, 7),
+    ("HistoryShape", 1, 7)])
 def test_each_technique_switched_from_its_default_changes_the_tree(name, value, depth):
     assert DEFAULTS[name] != value
     before = nodes_to_depth(depth)
@@ -242,7 +243,7 @@ def test_multiple_singular_extensions_change_the_tree_of_a_singular_search():
 def test_the_yaneuraou_style_ordering_and_reductions_keep_a_short_tsume_mate_and_a_legal_line():
     for name, value in (("QuietCheckBonus", 16384), ("NullMarginBase", 378), ("RootLmr", 0),
                         ("RootOrder", 1), ("PvLmr", 3), ("TtPvLmr", 4),
-                        ("SingularDepth", 6), ("SingularMulti", 1)):
+                        ("SingularDepth", 6), ("SingularMulti", 1), ("HistoryShape", 1)):
         tree.set_search_parameter(name, value)
     s = Searcher()
     s.set_hash(16)

@@ -16,9 +16,14 @@ cdef enum:
     CORR_BITS = 14               # a correction table has 2^14 entries per side to move
     CORR_SIZE = 1 << CORR_BITS
     CORR_LIMIT = 1024            # a correction entry saturates near this (1024: 64 cp)
+    BUTTERFLY_MAX_SIZED = 7183   # shape 1 (YaneuraOu's sizes): the butterfly's limit ...
+    CONT_MAX_SIZED = 30000       # ... and the continuation histories'
 
 
 cdef struct History:
+    int shape                             # 0: bonus depth^2 for the cut-off move, the same
+                                          # malus for the quiet moves tried before it, one
+                                          # limit; 1: YaneuraOu's sizes (see history_cutoff)
     int killers[HISTORY_PLY][2]
     int butterfly[2][88][81]
     int counter[2][PIECE_TO]              # [side][the opponent's piece-to]: the reply
@@ -57,8 +62,9 @@ cdef inline void correction_update(History* h, int side, int pawn_index, int han
 cdef inline int quiet_score(const History* h, int side, int m, int key, int prev1,
                             int prev2) noexcept nogil:
     """The ordering score of quiet move m (piece-to `key`) after the moves prev1 and
-    prev2 (piece-to, or NO_PIECE_TO)."""
-    cdef int s = h.butterfly[side][move_from(m)][move_to(m)]
+    prev2 (piece-to, or NO_PIECE_TO); with shape 1 the butterfly counts twice, as in
+    YaneuraOu's statScore."""
+    cdef int s = h.butterfly[side][move_from(m)][move_to(m)] * (1 + h.shape)
     if prev1 >= 0:
         s += h.cont[side][prev1][key]
     if prev2 >= 0:
@@ -76,17 +82,50 @@ cdef inline void history_update(History* h, int side, int m, int key, int prev1,
         _gravity16(&h.cont[side][prev2][key], bonus)
 
 
+cdef inline void _history_update_sized(History* h, int side, int m, int key, int prev1,
+                                       int prev2, int bonus) noexcept nogil:
+    # YaneuraOu's proportions: the butterfly saturates near 7183, the continuation
+    # histories near 30000 and take 1.05 and 0.60 of the bonus (one and two plies back)
+    _gravity(&h.butterfly[side][move_from(m)][move_to(m)], bonus, BUTTERFLY_MAX_SIZED)
+    if prev1 >= 0:
+        _gravity16(&h.cont[side][prev1][key], bonus * 1079 // 1024, CONT_MAX_SIZED)
+    if prev2 >= 0:
+        _gravity16(&h.cont[side][prev2][key], bonus * 604 // 1024, CONT_MAX_SIZED)
+
+
+cdef inline void history_cont_bonus(History* h, int side, int key, int prev1, int prev2,
+                                    int bonus) noexcept nogil:
+    """Raise the continuation histories of a move (piece-to `key`) after prev1 and
+    prev2 (YaneuraOu's sizes), as for a late move whose reduced search beat alpha."""
+    if prev1 >= 0:
+        _gravity16(&h.cont[side][prev1][key], bonus * 1079 // 1024, CONT_MAX_SIZED)
+    if prev2 >= 0:
+        _gravity16(&h.cont[side][prev2][key], bonus * 604 // 1024, CONT_MAX_SIZED)
+
+
 cdef inline void history_cutoff(History* h, int side, int m, int key, int prev1, int prev2,
                                 int ply, int depth, const int* tried, const int* tried_keys,
                                 int n_tried, int scale=1) noexcept nogil:
     """Quiet move m refuted the position: it becomes a killer and the counter move of
-    prev1, its statistics rise and those of the quiet moves tried before it fall (by
-    scale x depth^2, depth at most 17)."""
+    prev1, its statistics rise and those of the quiet moves tried before it fall.
+    Shape 0: by scale x depth^2 (depth at most 17) both ways.  Shape 1 (YaneuraOu's
+    sizes): a bonus of min(128 depth - 77, 1529) x 0.79 and a larger malus,
+    min(882 depth - 204, 2122) x 1.09, shrinking by 5% with each earlier move, so that
+    the tables follow the recent search instead of summing the whole game."""
     cdef int bonus = scale * (depth * depth if depth < 17 else 289)
+    cdef int malus
     cdef int i
-    history_update(h, side, m, key, prev1, prev2, bonus)
-    for i in range(n_tried):
-        history_update(h, side, tried[i], tried_keys[i], prev1, prev2, -bonus)
+    if h.shape:
+        bonus = min(128 * depth - 77, 1529) * 806 // 1024
+        malus = min(882 * depth - 204, 2122) * 1113 // 1024
+        _history_update_sized(h, side, m, key, prev1, prev2, bonus)
+        for i in range(n_tried):
+            malus = malus * 977 // 1024
+            _history_update_sized(h, side, tried[i], tried_keys[i], prev1, prev2, -malus)
+    else:
+        history_update(h, side, m, key, prev1, prev2, bonus)
+        for i in range(n_tried):
+            history_update(h, side, tried[i], tried_keys[i], prev1, prev2, -bonus)
     if ply < HISTORY_PLY and h.killers[ply][0] != m:
         h.killers[ply][1] = h.killers[ply][0]
         h.killers[ply][0] = m

@@ -101,6 +101,17 @@ cdef int TT_PV_LMR              # plies less late-move reduction at a node that 
                               # PV (an exact table entry): Stockfish's ttPv rule (0: none;
                               # 4 with CutNodeReduction 3: -119 Elo [-203, -46], hand-set)
 cdef int ROOT_LMR               # late-move reductions at the root too (1), or not (0)
+cdef int HISTORY_SHAPE          # history sizes: 0, a cut-off's bonus and the earlier quiet
+                              # moves' malus HistoryBonusScale x depth^2, one limit (16384);
+                              # 1, YaneuraOu's (history.pxd: larger, malus above bonus,
+                              # butterfly counted twice), which makes history move LMR
+cdef int LMR_SHAPE              # late-move reductions and the pruning of moves: 0, ours (log
+                              # table in plies, quiet moves, checks and losing captures); 1,
+                              # YaneuraOu's (in 1024ths of a ply, every late move, a node's
+                              # PV past, cut nodes, history and cut-off counts; tree.pyx,
+                              # _yo_reduction), meant with HistoryShape 1
+cdef int NODE_SHAPE             # pruning of whole nodes and the internal iterative reduction:
+                              # 0, ours; 1, YaneuraOu's (tree.pyx, _yo_node_prune)
 cdef enum:
     SEE_PRUNE_MARGIN = 200    # per ply: captures and checks losing more are pruned (PruneChecks)
 
@@ -159,6 +170,9 @@ TUNABLES = (
     ("RootOrder", 0, 0, 1),
     ("PvLmr", 1, 0, 8),
     ("TtPvLmr", 0, 0, 8),
+    ("HistoryShape", 0, 0, 1),
+    ("LmrShape", 0, 0, 1),
+    ("NodeShape", 0, 0, 1),
 )
 
 #: TUNABLES that switch a technique (or pick among variants) rather than set a margin:
@@ -173,22 +187,30 @@ SWITCHES = frozenset({"CorrHist", "CutNodeReduction", "PruneChecks", "QsMate1Pli
                       "QuietSeePrune", "PrunePv", "FutilityHistory",
                       "CountPruned", "NullCutOnly", "RfpQuietTtMove",
                       "QuietCheckBonus", "NullMarginBase", "RootLmr",
-                      "SingularMulti", "RootOrder", "TtPvLmr"})
+                      "SingularMulti", "RootOrder", "TtPvLmr", "HistoryShape",
+                      "LmrShape", "NodeShape"})
 
 # Late-move reductions grow with the log of the depth and of the move number (as in
 # Stockfish-family searches): in shogi the quiet tail, drops included, is long.
 cdef int LMR_TABLE[64][64]
 
 
+# LmrShape 1: YaneuraOu's table, 1024ths of a ply: 21.6 ln(i), by depth and move number.
+cdef int YO_REDUCTIONS[256]
+
+
 cdef void _init_reductions() noexcept nogil:
     cdef int d, m
+    YO_REDUCTIONS[0] = 0
+    for m in range(1, 256):
+        YO_REDUCTIONS[m] = <int>(2763 / 128.0 * log(m))
     for d in range(64):
         for m in range(64):
             LMR_TABLE[d][m] = 0 if d == 0 or m == 0 else <int>(
                 LMR_BASE_CENTI / 100.0 + log(d) * log(m) * 100.0 / LMR_DIVISOR_CENTI)
 
 
-cdef int* _TUNED[53]             # the global behind each of TUNABLES, in its order
+cdef int* _TUNED[56]             # the global behind each of TUNABLES, in its order
 
 
 cdef void _point_tuned() noexcept nogil:
@@ -245,11 +267,14 @@ cdef void _point_tuned() noexcept nogil:
     _TUNED[50] = &ROOT_ORDER
     _TUNED[51] = &PV_LMR
     _TUNED[52] = &TT_PV_LMR
+    _TUNED[53] = &HISTORY_SHAPE
+    _TUNED[54] = &LMR_SHAPE
+    _TUNED[55] = &NODE_SHAPE
 
 
 _point_tuned()
 _TUNED_INDEX = {spec[0]: i for i, spec in enumerate(TUNABLES)}
-assert len(TUNABLES) == len(_TUNED_INDEX) == 53
+assert len(TUNABLES) == len(_TUNED_INDEX) == 56
 
 
 def set_search_parameter(name: str, value: int) -> None:

@@ -52,6 +52,8 @@ cdef struct Context:
     RootMove* root_moves
     int root_count
     int pv_index
+    int root_delta                # beta - alpha of the root's current aspiration window
+    int cutoff_cnt[MAX_PLY + 3]   # beta cut-offs at each ply below the node two plies up
 
 
 cdef inline int mate_in(int ply) noexcept nogil:

@@ -36,7 +36,8 @@ from usi_engine.evaluate cimport piece_value, hand_refresh, hand_update, hand_va
 from usi_engine.kp cimport KPAcc, kp_refresh, kp_update, kp_value
 from usi_engine.see cimport see_ge, see_value
 from usi_engine.history cimport (History, NO_PIECE_TO, CORR_BITS, CORR_LIMIT, piece_to,
-                                 quiet_score, history_cutoff, correction_update)
+                                 quiet_score, history_cutoff, history_cont_bonus,
+                                 correction_update)
 from usi_engine.tt cimport (TT, TTEntry, BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT,
                             tt_probe, tt_store, tt_prefetch)
 from usi_engine.control cimport Control, ctl_count
@@ -276,8 +277,9 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     cdef int static_eval, raw_eval, new_depth, reduction, searched = 0, bound, node_eval
     cdef int extension, singular_beta, reduced_depth, pruned, weighed = 0, move_number
     cdef int old_alpha = alpha
+    cdef int r_base = 0, r_yo = 0, us
     cdef bint checked, found, done, quiet, check_given, improving, reducible, tt_capture
-    cdef bint was_pv
+    cdef bint was_pv, tt_deep, yo_tt_capture
     cdef TTEntry* e
     cdef TTEntry te
     cdef uint64_t key
@@ -286,6 +288,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         return qsearch(c, alpha, beta, ply, 0)
     ctl_count(&c.ctl)
     c.pv_length[ply] = 0
+    c.cutoff_cnt[ply + 2] = 0
     if c.ctl.aborted:
         return 0
     if ply > c.seldepth:
@@ -327,7 +330,13 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
             te.gen_bound & (BOUND_LOWER if tt_value > static_eval else BOUND_UPPER)):
         node_eval = tt_value
 
-    if not pv_node and not checked and not excluded and is_mate_score(beta) == 0:
+    if NODE_SHAPE and not pv_node and not checked and not excluded and is_mate_score(beta) == 0:
+        v = _yo_node_prune(c, depth, alpha, beta, ply, node_eval, static_eval, improving,
+                           found, pv_node or (found and (te.gen_bound & 3) == BOUND_EXACT),
+                           tt_move, null_ok, cut_node)
+        if v != VALUE_NONE:
+            return v
+    elif not pv_node and not checked and not excluded and is_mate_score(beta) == 0:
         # razoring: far below alpha near the leaves, only a capture could help
         if (RAZOR_MARGIN and depth <= 3 and ply
                 and node_eval + RAZOR_MARGIN * depth * depth < alpha):
@@ -367,7 +376,10 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
             if v != VALUE_NONE:
                 return v
 
-    if IIR_DEPTH and depth >= IIR_DEPTH and tt_move == 0 and (pv_node or cut_node):
+    if NODE_SHAPE:
+        if depth >= 6 and tt_move == 0 and (pv_node or cut_node):
+            depth -= 1  # (YaneuraOu's internal iterative reduction)
+    elif IIR_DEPTH and depth >= IIR_DEPTH and tt_move == 0 and (pv_node or cut_node):
         depth -= 1      # no table move: a cheaper search first (internal iterative reduction)
     if ply and not checked and depth >= MATE1_MIN_DEPTH and not found:
         # a mate in one ends the search of this node with its exact value (a table hit
@@ -391,6 +403,9 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     # a node on a principal variation now or when the table's exact entry was stored
     # (Stockfish's ttPv, read from the bound instead of a flag of its own)
     was_pv = pv_node or (found and (te.gen_bound & 3) == BOUND_EXACT)
+    tt_deep = found and te.depth - 1 >= depth
+    yo_tt_capture = mp.tt_move != 0 and not is_quiet(p, mp.tt_move)
+    us = p.side
     best = -VALUE_INFINITE
     handed_out = 0
     while True:
@@ -411,7 +426,17 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         weighed += 1
         # (the child's table bucket loads while the move is weighed)
         tt_prefetch(c.tt, pos_key_after(p, m))
-        if (ply and (PRUNE_PV or not pv_node) and not checked
+        if LMR_SHAPE:
+            r_base = _yo_reduction(c, improving, depth, weighed, beta - alpha)
+            if ply and not checked and best > -VALUE_MATE_IN_MAX_PLY:
+                pruned = _prune_move_yo(c, m, quiet, check_given, depth, weighed, alpha,
+                                        static_eval, improving, r_base + 1013 * was_pv,
+                                        best_move == 0, ply)
+                if pruned:
+                    if pruned == PRUNE_REST:
+                        mp.skip_quiets = True
+                    continue
+        elif (ply and (PRUNE_PV or not pv_node) and not checked
                 and (PRUNE_CHECKS & 6 or not check_given)
                 and best > -VALUE_MATE_IN_MAX_PLY):
             pruned = _prune_move(c, m, quiet, check_given, depth, move_number, alpha,
@@ -436,14 +461,17 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
                 return singular_beta
         new_depth = depth - 1 + extension
         reduction = 0
+        if LMR_SHAPE:
+            r_yo = _yo_lmr(c, m, r_base, quiet, depth, weighed, alpha, ply, pv_node, cut_node,
+                           was_pv, tt_deep, tt_value, mp.tt_move, yo_tt_capture)
         # quiet checks and losing captures are reduced too, a ply less than other quiet
         # moves (PruneChecks 1): 3x fewer nodes to depth 9 on middle-game positions, +102
         # Elo [+54, +154] in 200 games at 100 ms.  Not kept, as they searched more nodes
         # to depth 9: reducing good captures too, reducing evasions, reducing from depth
         # 2.  (Pruning quiet moves whose SEE loses 50 x (reduced depth)^2 searched more
         # nodes too, yet at 25 x it won games: QuietSeePrune.)
-        if (depth >= LMR_MIN_DEPTH and searched >= 1 + 2 * pv_node and not checked
-                and (ply or ROOT_LMR)):
+        if (not LMR_SHAPE and depth >= LMR_MIN_DEPTH and searched >= 1 + 2 * pv_node
+                and not checked and (ply or ROOT_LMR)):
             reducible = quiet and not check_given
             if PRUNE_CHECKS & 1 and not reducible:
                 reducible = quiet or not see_ge(p, m, 0)    # (SEE only for late moves)
@@ -461,7 +489,10 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         mkey = move_key(p, m)
         c.move_keys[ply] = mkey
         play_move(c, m, ply)
-        if searched == 0:
+        if LMR_SHAPE:
+            v = _yo_search_move(c, m, mkey, us, depth, new_depth, r_yo, alpha, beta, best, ply,
+                                pv_node, cut_node, searched == 0, mp.tt_move == 0)
+        elif searched == 0:
             v = -search(c, new_depth, -beta, -alpha, ply + 1, pv_node, True,
                         not pv_node and not cut_node, 0)
         else:
@@ -494,6 +525,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
                 alpha = v
                 update_pv(c, ply, m)
                 if v >= beta:
+                    c.cutoff_cnt[ply] += extension < 2 or pv_node
                     if quiet:
                         history_cutoff(&c.hist, p.side, m, mkey, prev1, prev2, ply, depth,
                                        quiets_tried, quiet_keys, n_quiets, HISTORY_BONUS_SCALE)
@@ -656,9 +688,166 @@ cdef inline int _late_move_reduction(Context* c, int m, int depth, int searched,
     return r if r > 0 else 0
 
 
+cdef int _yo_node_prune(Context* c, int depth, int alpha, int beta, int ply, int node_eval,
+                        int static_eval, bint improving, bint found, bint tt_pv, int tt_move,
+                        bint null_ok, bint cut_node) noexcept nogil:
+    """NodeShape 1: YaneuraOu's pruning of a whole non-PV node, not in check: razoring
+    (far below alpha: quiescence's value), reverse futility to depth 14 off the PV
+    (returning (2 beta + eval) / 3) when the table move is none or a capture, and the
+    null move at expected cut nodes only, where the static score is within
+    378 - 16 x depth of beta, reduced 7 + depth / 3 plies.  VALUE_NONE: no cut."""
+    cdef Pos* p = &c.pos
+    cdef int margin_per_ply, v
+    if node_eval < alpha - 502 - 306 * depth * depth:
+        return qsearch(c, alpha, alpha + 1, ply, 0)
+    margin_per_ply = 76 - 21 * (not found)
+    if (not tt_pv and depth < 15 and node_eval >= beta
+            and node_eval - (margin_per_ply * depth - improving * 2686 * margin_per_ply // 1024)
+            >= beta
+            and (tt_move == 0 or not is_quiet(p, tt_move))
+            and node_eval < VALUE_MATE_IN_MAX_PLY):
+        return (2 * beta + node_eval) // 3
+    if (null_ok and cut_node and static_eval >= beta - 16 * depth - 53 * improving + 378
+            and depth >= 2):
+        c.move_keys[ply] = NO_PIECE_TO
+        play_null(c, ply)
+        v = -search(c, depth - 7 - depth // 3, -beta, -beta + 1, ply + 1, False, False, False, 0)
+        pos_undo_null(p)
+        if c.ctl.aborted:
+            return 0
+        if v >= beta and v < VALUE_MATE_IN_MAX_PLY:
+            return v
+    return VALUE_NONE
+
+
+cdef int _yo_reduction(const Context* c, bint improving, int depth, int move_count,
+                       int delta) noexcept nogil:
+    """LmrShape 1: YaneuraOu's base reduction in 1024ths of a ply, by depth and move
+    number, less where the window is wide against the root's, more when not improving."""
+    cdef int scale = (YO_REDUCTIONS[depth if depth < 256 else 255]
+                      * YO_REDUCTIONS[move_count if move_count < 256 else 255])
+    return (scale - delta * 585 // (c.root_delta if c.root_delta > 0 else 1)
+            + (not improving) * scale * 206 // 512 + 1133)
+
+
+cdef inline int _yo_lmr(Context* c, int m, int r, bint quiet, int depth, int move_count,
+                        int alpha, int ply, bint pv_node, bint cut_node, bint was_pv,
+                        bint tt_deep, int tt_value, int tt_move,
+                        bint tt_capture) noexcept nogil:
+    """LmrShape 1: YaneuraOu's reduction of move m in 1024ths of a ply: much less at a
+    node that is or was on a PV, much more at an expected cut node, less for the table
+    move and for moves with a good history (captures: by their victim), more when the
+    table move captures or the next ply keeps failing high, scaled up at all nodes."""
+    cdef const Pos* p = &c.pos
+    cdef bint all_node = not pv_node and not cut_node
+    cdef int stat
+    if was_pv:
+        r -= (1806 + pv_node * 973 + (tt_value != VALUE_NONE and tt_value > alpha) * 905
+              + tt_deep * (935 + cut_node * 959))
+    r += 691 - move_count * 65
+    if cut_node:
+        r += 3611 + 985 * (tt_move == 0)
+    if tt_capture:
+        r += 1054
+    if c.cutoff_cnt[ply + 1] > 1:
+        r += 251 + 1124 * (c.cutoff_cnt[ply + 1] > 2) + 1042 * all_node
+    if m == tt_move:
+        r -= 2239
+    if quiet:
+        stat = quiet_score(&c.hist, p.side, m, move_key(p, m),
+                           c.move_keys[ply - 1] if ply >= 1 else NO_PIECE_TO,
+                           c.move_keys[ply - 2] if ply >= 2 else NO_PIECE_TO)
+    else:
+        stat = 863 * piece_value(captured_type(p, m)) // 128
+    r -= stat * 428 // 4096
+    if all_node:
+        r += r * 273 // (256 * depth + 260)
+    return r
+
+
+cdef int _yo_search_move(Context* c, int m, int mkey, int us, int depth, int new_depth, int r,
+                         int alpha, int beta, int best, int ply, bint pv_node, bint cut_node,
+                         bint first, bint no_tt_move) noexcept nogil:
+    """LmrShape 1: the value of move m (just played) searched as YaneuraOu's does: a late
+    move at depth 2 or more at the reduced depth (up to 2 plies deeper when r is
+    negative, a ply more at PV nodes), again at a depth set by how far it beat the best
+    so far when it beats alpha; other moves but a PV node's first with a null window
+    up to 2 plies shallower when r is large; at a PV node the first move and any that
+    beat alpha with the full window."""
+    cdef int v = 0, d
+    if depth >= 2 and not first:
+        d = new_depth - r // 1024
+        if d > new_depth + 2:
+            d = new_depth + 2
+        if d < 1:
+            d = 1
+        d += pv_node
+        v = -search(c, d, -alpha - 1, -alpha, ply + 1, False, True, True, 0)
+        if v > alpha and not c.ctl.aborted:
+            new_depth += (d < new_depth and v > best + 48) - (v < best + 9)
+            if new_depth > d:
+                v = -search(c, new_depth, -alpha - 1, -alpha, ply + 1, False, True,
+                            not cut_node, 0)
+            if not c.ctl.aborted:
+                history_cont_bonus(&c.hist, us, mkey,
+                                   c.move_keys[ply - 1] if ply >= 1 else NO_PIECE_TO,
+                                   c.move_keys[ply - 2] if ply >= 2 else NO_PIECE_TO, 1426)
+    elif not pv_node or not first:
+        if no_tt_move:
+            r += 1057
+        v = -search(c, new_depth - (r > 4628) - (r > 5772 and new_depth > 2), -alpha - 1,
+                    -alpha, ply + 1, False, True, not cut_node, 0)
+    if pv_node and (first or v > alpha) and not c.ctl.aborted:
+        v = -search(c, new_depth, -beta, -alpha, ply + 1, True, True, False, 0)
+    return v
+
+
+cdef inline int _prune_move_yo(Context* c, int m, bint quiet, bint check_given, int depth,
+                               int move_count, int alpha, int static_eval, bint improving,
+                               int r, bint no_best_move, int ply) noexcept nogil:
+    """LmrShape 1: YaneuraOu's pruning of moves near the leaves (r: the move's base
+    reduction, 1024ths): quiet moves after (3 + depth^2) / (2 - improving) moves; a
+    capture whose victim cannot lift the static score to alpha, or (alpha at least
+    even) that loses more than 167 x depth by SEE, and so a check; a quiet move with a
+    very bad continuation history, or below alpha by futility at its reduced depth
+    moved by history, or losing more than 25 x (that depth)^2 by SEE."""
+    cdef const Pos* p = &c.pos
+    cdef int lmr_depth = depth - 1 - r // 1024
+    cdef int history, key, prev1, prev2
+    if (quiet and not check_given
+            and move_count >= (3 + depth * depth) // (2 - improving)):
+        return PRUNE_REST
+    if not quiet or check_given:
+        if (not check_given and lmr_depth < 7
+                and static_eval + 218 + 223 * lmr_depth
+                + piece_value(captured_type(p, m)) <= alpha):
+            return PRUNE_THIS
+        if alpha >= 0 and not see_ge(p, m, -(167 * depth)):
+            return PRUNE_THIS
+        return 0
+    key = move_key(p, m)
+    prev1 = c.move_keys[ply - 1] if ply >= 1 else NO_PIECE_TO
+    prev2 = c.move_keys[ply - 2] if ply >= 2 else NO_PIECE_TO
+    history = ((c.hist.cont[p.side][prev1][key] if prev1 >= 0 else 0)
+               + (c.hist.cont[p.side][prev2][key] if prev2 >= 0 else 0))
+    if history < -4097 * depth:
+        return PRUNE_THIS
+    history += 71 * c.hist.butterfly[p.side][move_from(m)][move_to(m)] // 32
+    lmr_depth += history // 3220
+    if (lmr_depth < 13 and static_eval + 42 + 151 * no_best_move + 120 * lmr_depth
+            + 86 * (static_eval > alpha) <= alpha):
+        return PRUNE_THIS
+    if lmr_depth < 0:
+        lmr_depth = 0
+    if not see_ge(p, m, -25 * lmr_depth * lmr_depth):
+        return PRUNE_THIS
+    return 0
+
+
 cdef void iterate(Context* c, int depth, int multipv) noexcept nogil:
     """One iteration of iterative deepening, every MultiPV line, with aspiration."""
     cdef int k, v, alpha, beta, delta, prev
+    c.hist.shape = HISTORY_SHAPE
     if c.kp_net != NULL:
         kp_refresh(&c.pos, c.kp_net, &c.kp_acc[0])
     else:
@@ -677,6 +866,7 @@ cdef void iterate(Context* c, int depth, int multipv) noexcept nogil:
             beta = VALUE_INFINITE
         while True:
             c.seldepth = 0
+            c.root_delta = beta - alpha
             v = search(c, depth, alpha, beta, 0, True, False, False, 0)
             sort_root_moves(c, k)
             if c.ctl.aborted:
