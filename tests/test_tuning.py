@@ -196,7 +196,7 @@ def test_the_quiescence_limits_keep_a_short_tsume_mate():
     ("FutilityHistory", 1, 7), ("CountPruned", 1, 7), ("NullCutOnly", 1, 10),
     ("RfpQuietTtMove", 0, 7), ("QuietCheckBonus", 16384, 7), ("NullMarginBase", 378, 10),
     ("RootLmr", 0, 7), ("RootOrder", 1, 7), ("PvLmr", 3, 7), ("TtPvLmr", 2, 7),
-    ("HistoryShape", 1, 7)])
+    ("HistoryShape", 1, 7), ("LmrShape", 1, 7), ("NodeShape", 1, 10)])
 def test_each_technique_switched_from_its_default_changes_the_tree(name, value, depth):
     assert DEFAULTS[name] != value
     before = nodes_to_depth(depth)
@@ -252,3 +252,28 @@ def test_the_yaneuraou_style_ordering_and_reductions_keep_a_short_tsume_mate_and
     for move in s.search(Position(MIDGAME), depth=10).pv:
         assert position.is_legal(move)
         position.push(move)
+
+
+def test_the_yaneuraou_search_shape_keeps_a_short_tsume_mate_and_a_legal_line():
+    # histories, reductions, move and node pruning and extensions all in their
+    # YaneuraOu form at once: the combination that is measured against YaneuraOu
+    for name, value in (("HistoryShape", 1), ("LmrShape", 1), ("NodeShape", 1),
+                        ("SingularDepth", 6), ("SingularMulti", 1)):
+        tree.set_search_parameter(name, value)
+    s = Searcher()
+    s.set_hash(16)
+    assert s.search(Position(MATE_IN_3_TSUME), depth=7).score_mate == 3
+    position = Position(MIDGAME)
+    for move in s.search(Position(MIDGAME), depth=12).pv:
+        assert position.is_legal(move)
+        position.push(move)
+
+
+def test_the_yaneuraou_reductions_search_deeper_than_ours_in_the_same_nodes():
+    # their point: 1024ths-of-a-ply reductions, large at cut nodes, reach further on a
+    # quiet middle-game position (on a tactical one they need not)
+    quiet = "l3kg1nl/3sgs1b1/1pn2pppp/r1p6/p2p1PP2/1PP5P/P1NP3P1/2S1R2B1/L2GKGSNL w Pp 28"
+    ours = Searcher().search(Position(quiet), nodes=200_000).depth
+    for name in ("HistoryShape", "LmrShape"):
+        tree.set_search_parameter(name, 1)
+    assert Searcher().search(Position(quiet), nodes=200_000).depth > ours
