@@ -19,6 +19,7 @@ holds the contexts' lifetime and the lazy-SMP helpers' iterative deepening, and 
 Searcher (search.pyx) drives both.  The tuned parameters (TUNABLES) are in
 search_params.pxi, included here.
 """
+cimport cython
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy
 from libc.math cimport log
@@ -688,6 +689,7 @@ cdef inline int _late_move_reduction(Context* c, int m, int depth, int searched,
     return r if r > 0 else 0
 
 
+@cython.cdivision(True)     # (C division, as YaneuraOu's; no divisor is 0)
 cdef int _yo_node_prune(Context* c, int depth, int alpha, int beta, int ply, int node_eval,
                         int static_eval, bint improving, bint found, bint tt_pv, int tt_move,
                         bint null_ok, bint cut_node) noexcept nogil:
@@ -720,6 +722,7 @@ cdef int _yo_node_prune(Context* c, int depth, int alpha, int beta, int ply, int
     return VALUE_NONE
 
 
+@cython.cdivision(True)     # (C division, as YaneuraOu's; no divisor is 0)
 cdef int _yo_reduction(const Context* c, bint improving, int depth, int move_count,
                        int delta) noexcept nogil:
     """LmrShape 1: YaneuraOu's base reduction in 1024ths of a ply, by depth and move
@@ -730,6 +733,7 @@ cdef int _yo_reduction(const Context* c, bint improving, int depth, int move_cou
             + (not improving) * scale * 206 // 512 + 1133)
 
 
+@cython.cdivision(True)     # (C division, as YaneuraOu's; no divisor is 0)
 cdef inline int _yo_lmr(Context* c, int m, int r, bint quiet, int depth, int move_count,
                         int alpha, int ply, bint pv_node, bint cut_node, bint was_pv,
                         bint tt_deep, int tt_value, int tt_move,
@@ -765,6 +769,7 @@ cdef inline int _yo_lmr(Context* c, int m, int r, bint quiet, int depth, int mov
     return r
 
 
+@cython.cdivision(True)     # (C division, as YaneuraOu's; no divisor is 0)
 cdef int _yo_search_move(Context* c, int m, int mkey, int us, int depth, int new_depth, int r,
                          int alpha, int beta, int best, int ply, bint pv_node, bint cut_node,
                          bint first, bint no_tt_move) noexcept nogil:
@@ -802,6 +807,7 @@ cdef int _yo_search_move(Context* c, int m, int mkey, int us, int depth, int new
     return v
 
 
+@cython.cdivision(True)     # (C division, as YaneuraOu's; no divisor is 0)
 cdef inline int _prune_move_yo(Context* c, int m, bint quiet, bint check_given, int depth,
                                int move_count, int alpha, int static_eval, bint improving,
                                int r, bint no_best_move, int ply) noexcept nogil:
