@@ -15,6 +15,13 @@ for YaneuraOu.  Node-limited and single-threaded, so every figure is reproducibl
 
     python bench/refutation_suite.py                          # about 6 min
     python bench/refutation_suite.py --option SingularDepth=6 --no-yaneuraou
+    python bench/refutation_suite.py --positions bench/blunders/refutations_yo.json
+    python bench/refutation_suite.py --extract RUN/game.db ... --blunderer base --out F
+
+The second set, refutations_yo.json, is the check on the first's bias: the positions
+after YaneuraOu's blunders in three matches (moves after which our score rose by 200 or
+more), thresholds halfway between the blunderer's score and the finder's reply score
+as recorded in the games (--extract builds such a set; --blunderer new: ours).
 
 Unlike bench/blunder_suite.py this needs no oracle: it measures tactical sight (the
 pruning's and ordering's cost) apart from which of several near-equal moves is chosen.
@@ -25,6 +32,7 @@ import argparse
 import json
 import math
 import os
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -53,6 +61,41 @@ def seen_at(history: list[tuple[int, int]], threshold: int) -> int | None:
         else:
             found = None
     return found
+
+
+def extract(dbs: list[str], blunderer: str) -> list[dict]:
+    """Positions just after each move of `blunderer` ("new": ours, "base": the
+    opponent, as bench/ab_match.py names them) after which the other side's recorded
+    score rose by 200 or more from -200..300 (to below 3000); the threshold is halfway
+    between the blunderer's score (negated) and the finder's reply score."""
+    from blunder_suite import usi_from_move16
+    from usi_engine.position import Position
+    out = []
+    for db in dbs:
+        con = sqlite3.connect(db)
+        names = dict(con.execute("select id, player_name from player"))
+        games = con.execute("select id, initial_position_sfen, black_player_id, "
+                            "white_player_id from game").fetchall()
+        for gid, sfen, black, white in games:
+            pos = Position(sfen)
+            black_first = pos.sfen().split()[1] == "b"
+            moves = con.execute("select next_move, eval from game_move where game_id=? "
+                                "order by ply", (gid,)).fetchall()
+            finder_before, pending = None, None
+            for i, (m16, score) in enumerate(moves):
+                mover = names[black if (i % 2 == 0) == black_first else white]
+                if not m16 & (1 << 14) and (m16 & 127) == ((m16 >> 7) & 127):
+                    break           # resignation or declaration
+                if mover != blunderer and score is not None:
+                    if (pending and finder_before is not None and -200 < finder_before < 300
+                            and score >= finder_before + 200 and abs(score) < 3000):
+                        out.append({"sfen": pending["sfen"], "threshold": (score - pending["eval"]) // 2,
+                                    "source": f"{Path(db).parent.name}#{gid}"})
+                    finder_before, pending = score, None
+                pos.push_usi(usi_from_move16(m16))
+                if mover == blunderer and score is not None:
+                    pending = {"sfen": pos.sfen(), "eval": score}
+    return out
 
 
 def ours(positions: list[dict], cap: int, options: dict[str, int], evaluation: str) -> list[int]:
@@ -130,7 +173,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--eval", default="hand", choices=("hand", "learned"))
     ap.add_argument("--yaneuraou", default=str(YO_DEFAULT))
     ap.add_argument("--no-yaneuraou", action="store_true", help="our search only")
+    ap.add_argument("--extract", nargs="+", metavar="GAME_DB", help="build positions instead")
+    ap.add_argument("--blunderer", default="base", choices=("new", "base"),
+                    help="with --extract: whose blunders (default base: the opponent's)")
+    ap.add_argument("--out", help="with --extract: where to write them")
     args = ap.parse_args(argv)
+
+    if args.extract:
+        found = extract(args.extract, args.blunderer)
+        Path(args.out or args.positions).write_text(json.dumps(found, indent=0))
+        print(f"{len(found)} positions")
+        return 0
 
     options = {k: int(v) for k, v in (o.split("=", 1) for o in args.option)}
     positions = json.loads(Path(args.positions).read_text())
