@@ -52,36 +52,47 @@ def usi_from_move16(m: int) -> str:
     return square(frm) + square(to) + ("+" if m & (1 << 15) else "")
 
 
+def recorded_moves(db: str):
+    """Each game of a shogiarena game.db, move by move up to a resignation or
+    declaration: (game id, position before the move, mover's name, USI move, recorded
+    score or None).  The position is the caller's to read before the next item; it is
+    played on afterwards."""
+    from usi_engine.position import Position
+    con = sqlite3.connect(db)
+    names = dict(con.execute("select id, player_name from player"))
+    games = con.execute("select id, initial_position_sfen, black_player_id, "
+                        "white_player_id from game").fetchall()
+    for gid, sfen, black, white in games:
+        pos = Position(sfen)
+        black_first = pos.sfen().split()[1] == "b"
+        moves = con.execute("select next_move, eval from game_move where game_id=? "
+                            "order by ply", (gid,)).fetchall()
+        for i, (m16, score) in enumerate(moves):
+            if not m16 & (1 << 14) and (m16 & 127) == ((m16 >> 7) & 127):
+                break           # resignation or declaration
+            mover = names[black if (i % 2 == 0) == black_first else white]
+            move = usi_from_move16(m16)
+            yield gid, pos, mover, move, score
+            pos.push_usi(move)
+
+
 def extract(dbs: list[str], ours: str = "new", theirs: str = "base") -> list[dict]:
     """Positions before each of our moves after which the opponent's score rose by
     200 or more from -200..300 (to below 3000: not yet a mate or a collapse)."""
-    from usi_engine.position import Position
     out = []
     for db in dbs:
-        con = sqlite3.connect(db)
-        names = dict(con.execute("select id, player_name from player"))
-        games = con.execute("select id, initial_position_sfen, black_player_id, "
-                            "white_player_id from game").fetchall()
-        for gid, sfen, black, white in games:
-            pos = Position(sfen)
-            black_first = pos.sfen().split()[1] == "b"
-            previous, before = None, None
-            moves = con.execute("select next_move, eval from game_move where game_id=? "
-                                "order by ply", (gid,)).fetchall()
-            for i, (m16, score) in enumerate(moves):
-                mover = names[black if (i % 2 == 0) == black_first else white]
-                if mover == theirs and score is not None:
-                    if (previous is not None and -200 < previous < 300
-                            and score >= previous + 200 and abs(score) < 3000 and before):
-                        out.append({**before, "reply": usi_from_move16(m16), "reply_score": score,
-                                    "source": f"{Path(db).parent.name}#{gid}"})
-                    previous = score
-                if not m16 & (1 << 14) and (m16 & 127) == ((m16 >> 7) & 127):
-                    break           # resignation or declaration
-                move = usi_from_move16(m16)
-                if mover == ours:
-                    before = {"sfen": pos.sfen(), "played": move}
-                pos.push_usi(move)
+        game, previous, before = None, None, None
+        for gid, pos, mover, move, score in recorded_moves(db):
+            if gid != game:
+                game, previous, before = gid, None, None
+            if mover == theirs and score is not None:
+                if (previous is not None and -200 < previous < 300
+                        and score >= previous + 200 and abs(score) < 3000 and before):
+                    out.append({**before, "reply": move, "reply_score": score,
+                                "source": f"{Path(db).parent.name}#{gid}"})
+                previous = score
+            if mover == ours:
+                before = {"sfen": pos.sfen(), "played": move}
     return out
 
 

@@ -40,7 +40,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from blunder_suite import DATA, YO_DEFAULT, Yaneuraou  # noqa: E402
+from blunder_suite import DATA, YO_DEFAULT, Yaneuraou, recorded_moves  # noqa: E402
 
 CAP = 4_000_000
 
@@ -68,33 +68,22 @@ def extract(dbs: list[str], blunderer: str) -> list[dict]:
     opponent, as bench/ab_match.py names them) after which the other side's recorded
     score rose by 200 or more from -200..300 (to below 3000); the threshold is halfway
     between the blunderer's score (negated) and the finder's reply score."""
-    from blunder_suite import usi_from_move16
-    from usi_engine.position import Position
     out = []
     for db in dbs:
-        con = sqlite3.connect(db)
-        names = dict(con.execute("select id, player_name from player"))
-        games = con.execute("select id, initial_position_sfen, black_player_id, "
-                            "white_player_id from game").fetchall()
-        for gid, sfen, black, white in games:
-            pos = Position(sfen)
-            black_first = pos.sfen().split()[1] == "b"
-            moves = con.execute("select next_move, eval from game_move where game_id=? "
-                                "order by ply", (gid,)).fetchall()
-            finder_before, pending = None, None
-            for i, (m16, score) in enumerate(moves):
-                mover = names[black if (i % 2 == 0) == black_first else white]
-                if not m16 & (1 << 14) and (m16 & 127) == ((m16 >> 7) & 127):
-                    break           # resignation or declaration
-                if mover != blunderer and score is not None:
-                    if (pending and finder_before is not None and -200 < finder_before < 300
-                            and score >= finder_before + 200 and abs(score) < 3000):
-                        out.append({"sfen": pending["sfen"], "threshold": (score - pending["eval"]) // 2,
-                                    "source": f"{Path(db).parent.name}#{gid}"})
-                    finder_before, pending = score, None
-                pos.push_usi(usi_from_move16(m16))
-                if mover == blunderer and score is not None:
-                    pending = {"sfen": pos.sfen(), "eval": score}
+        game, finder_before, pending = None, None, None
+        for gid, pos, mover, move, score in recorded_moves(db):
+            if gid != game:
+                game, finder_before, pending = gid, None, None
+            if mover != blunderer and score is not None:
+                if (pending and finder_before is not None and -200 < finder_before < 300
+                        and score >= finder_before + 200 and abs(score) < 3000):
+                    out.append({"sfen": pending["sfen"], "threshold": (score - pending["eval"]) // 2,
+                                "source": f"{Path(db).parent.name}#{gid}"})
+                finder_before, pending = score, None
+            if mover == blunderer and score is not None:
+                pos.push_usi(move)      # (the position after the blunder) ...
+                pending = {"sfen": pos.sfen(), "eval": score}
+                pos.pop()               # ... and back: recorded_moves plays it on
     return out
 
 

@@ -42,6 +42,21 @@ def nodes_to_depth(depth=6):
     return s.search(Position(MIDGAME), depth=depth).nodes
 
 
+def assert_finds_the_tsume_mate_and_a_legal_line(pv_depth, fresh_table=False):
+    """The search as now set finds the mate in 3 at depth 7, and its line on MIDGAME at
+    pv_depth is legal move by move (fresh_table: from a new table, not the mate's)."""
+    s = Searcher()
+    s.set_hash(16)
+    assert s.search(Position(MATE_IN_3_TSUME), depth=7).score_mate == 3
+    if fresh_table:
+        s = Searcher()
+        s.set_hash(16)
+    position = Position(MIDGAME)
+    for move in s.search(Position(MIDGAME), depth=pv_depth).pv:
+        assert position.is_legal(move)
+        position.push(move)
+
+
 @pytest.mark.parametrize("value", [None, "", "0"])
 def test_a_gui_sees_no_tuning_option_unless_the_variable_is_set(monkeypatch, value):
     reply = usi_reply(value, monkeypatch, "usi")
@@ -209,28 +224,13 @@ def test_the_yaneuraou_style_pruning_keeps_a_short_tsume_mate_and_a_legal_line()
                         ("CountPruned", 1), ("McpDepth", 64), ("NullCutOnly", 1),
                         ("RfpQuietTtMove", 0), ("RfpDepth", 14)):
         tree.set_search_parameter(name, value)
-    s = Searcher()
-    s.set_hash(16)
-    assert s.search(Position(MATE_IN_3_TSUME), depth=7).score_mate == 3
-    position = Position(MIDGAME)
-    for move in s.search(Position(MIDGAME), depth=10).pv:
-        assert position.is_legal(move)
-        position.push(move)
+    assert_finds_the_tsume_mate_and_a_legal_line(pv_depth=10)
 
 
 def test_the_singular_extension_keeps_a_short_tsume_mate_and_a_legal_line():
     # the excluded-move search must neither store its bounds nor drop the only move
     tree.set_search_parameter("SingularDepth", 4)
-    s = Searcher()
-    s.set_hash(16)
-    assert s.search(Position(MATE_IN_3_TSUME), depth=7).score_mate == 3
-    s = Searcher()
-    s.set_hash(16)
-    result = s.search(Position(MIDGAME), depth=10)
-    position = Position(MIDGAME)
-    for move in result.pv:
-        assert position.is_legal(move)
-        position.push(move)
+    assert_finds_the_tsume_mate_and_a_legal_line(pv_depth=10, fresh_table=True)
 
 
 def test_multiple_singular_extensions_change_the_tree_of_a_singular_search():
@@ -245,13 +245,7 @@ def test_the_yaneuraou_style_ordering_and_reductions_keep_a_short_tsume_mate_and
                         ("RootOrder", 1), ("PvLmr", 3), ("TtPvLmr", 4),
                         ("SingularDepth", 6), ("SingularMulti", 1), ("HistoryShape", 1)):
         tree.set_search_parameter(name, value)
-    s = Searcher()
-    s.set_hash(16)
-    assert s.search(Position(MATE_IN_3_TSUME), depth=7).score_mate == 3
-    position = Position(MIDGAME)
-    for move in s.search(Position(MIDGAME), depth=10).pv:
-        assert position.is_legal(move)
-        position.push(move)
+    assert_finds_the_tsume_mate_and_a_legal_line(pv_depth=10)
 
 
 def test_the_yaneuraou_search_shape_keeps_a_short_tsume_mate_and_a_legal_line():
@@ -260,13 +254,7 @@ def test_the_yaneuraou_search_shape_keeps_a_short_tsume_mate_and_a_legal_line():
     for name, value in (("HistoryShape", 1), ("LmrShape", 1), ("NodeShape", 1),
                         ("SingularDepth", 6), ("SingularMulti", 1)):
         tree.set_search_parameter(name, value)
-    s = Searcher()
-    s.set_hash(16)
-    assert s.search(Position(MATE_IN_3_TSUME), depth=7).score_mate == 3
-    position = Position(MIDGAME)
-    for move in s.search(Position(MIDGAME), depth=12).pv:
-        assert position.is_legal(move)
-        position.push(move)
+    assert_finds_the_tsume_mate_and_a_legal_line(pv_depth=12)
 
 
 def test_the_yaneuraou_reductions_search_deeper_than_ours_in_the_same_nodes():
