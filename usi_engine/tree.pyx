@@ -326,6 +326,9 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     # improving: the static score rose since our previous move (or cannot be compared)
     improving = not checked and (ply < 2 or c.static_evals[ply - 2] == -VALUE_INFINITE
                                  or static_eval > c.static_evals[ply - 2])
+    # a node on a principal variation now or when the table's exact entry was stored
+    # (Stockfish's ttPv, read from the bound instead of a flag of its own)
+    was_pv = pv_node or (found and (te.gen_bound & 3) == BOUND_EXACT)
     node_eval = static_eval
     if TT_EVAL and found and not checked and tt_value != VALUE_NONE and (
             te.gen_bound & (BOUND_LOWER if tt_value > static_eval else BOUND_UPPER)):
@@ -333,8 +336,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
 
     if NODE_SHAPE and not pv_node and not checked and not excluded and is_mate_score(beta) == 0:
         v = _yo_node_prune(c, depth, alpha, beta, ply, node_eval, static_eval, improving,
-                           found, pv_node or (found and (te.gen_bound & 3) == BOUND_EXACT),
-                           tt_move, null_ok, cut_node)
+                           found, was_pv, tt_move, null_ok, cut_node)
         if v != VALUE_NONE:
             return v
     elif not pv_node and not checked and not excluded and is_mate_score(beta) == 0:
@@ -401,11 +403,8 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         mp.root_by_key = ROOT_ORDER
     # a capture as the table move: the quiet alternatives are less likely to matter
     tt_capture = TT_CAPTURE_REDUCTION and mp.tt_move != 0 and not is_quiet(p, mp.tt_move)
-    # a node on a principal variation now or when the table's exact entry was stored
-    # (Stockfish's ttPv, read from the bound instead of a flag of its own)
-    was_pv = pv_node or (found and (te.gen_bound & 3) == BOUND_EXACT)
     tt_deep = found and te.depth - 1 >= depth
-    yo_tt_capture = mp.tt_move != 0 and not is_quiet(p, mp.tt_move)
+    yo_tt_capture = LMR_SHAPE and mp.tt_move != 0 and not is_quiet(p, mp.tt_move)
     us = p.side
     best = -VALUE_INFINITE
     handed_out = 0
