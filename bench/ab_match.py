@@ -98,6 +98,12 @@ def score_table(run_dir: Path) -> str:
             scores.append(0.0 if new_black else 1.0)
         else:
             scores.append(0.5)
+    return score_summary(scores)
+
+
+def score_summary(scores: list[float]) -> str:
+    """W-L-D, score, Elo and its 95% interval (normal approximation on the per-game
+    scores: 1, 0.5 or 0 for the engine they are counted for)."""
     n = len(scores)
     if not n:
         return "no game finished"

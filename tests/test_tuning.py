@@ -5,7 +5,7 @@ import io
 import pytest
 
 from usi_engine import search, tree, tuning
-from usi_engine.position import Position
+from usi_engine.position import Position, move_to_usi
 from usi_engine.search import Searcher
 from usi_engine.usi import UsiEngine
 
@@ -211,7 +211,8 @@ def test_the_quiescence_limits_keep_a_short_tsume_mate():
     ("FutilityHistory", 1, 7), ("CountPruned", 1, 7), ("NullCutOnly", 1, 10),
     ("RfpQuietTtMove", 0, 7), ("QuietCheckBonus", 16384, 7), ("NullMarginBase", 378, 10),
     ("RootLmr", 0, 7), ("RootOrder", 1, 7), ("PvLmr", 3, 7), ("TtPvLmr", 2, 7),
-    ("HistoryShape", 1, 7), ("LmrShape", 1, 7), ("NodeShape", 1, 10)])
+    ("HistoryShape", 1, 7), ("LmrShape", 1, 7), ("NodeShape", 1, 10),
+    ("SkipDominated", 1, 7)])
 def test_each_technique_switched_from_its_default_changes_the_tree(name, value, depth):
     assert DEFAULTS[name] != value
     before = nodes_to_depth(depth)
@@ -265,3 +266,41 @@ def test_the_yaneuraou_reductions_search_deeper_than_ours_in_the_same_nodes():
     for name in ("HistoryShape", "LmrShape"):
         tree.set_search_parameter(name, 1)
     assert Searcher().search(Position(quiet), nodes=200_000).depth > ours
+
+
+DOMINATED_CHOICES = "4k4/9/8L/2P6/9/9/9/1B7/4K4 b - 1"   # pawn, bishop, lance promote or not
+DOMINATED = {"7d7c", "8h3c", "8h2b", "8h1a", "1c1b"}
+
+
+def root_moves_searched(sfen):
+    first_moves = set()
+    Searcher().search(Position(sfen), depth=1, multipv=600,
+                      on_info=lambda info: first_moves.add(move_to_usi(info["pv"][0]))
+                      if info.get("pv") else None)
+    return first_moves
+
+
+def test_by_default_every_legal_root_move_is_searched_the_dominated_non_promotions_too():
+    searched = root_moves_searched(DOMINATED_CHOICES)
+    assert DOMINATED <= searched
+    assert len(searched) == len(Position(DOMINATED_CHOICES).legal_moves())
+
+
+def test_skipping_dominated_moves_leaves_out_exactly_the_non_promotions_a_promotion_covers():
+    tree.set_search_parameter("SkipDominated", 1)
+    searched = root_moves_searched(DOMINATED_CHOICES)
+    legal = {move_to_usi(m) for m in Position(DOMINATED_CHOICES).legal_moves()}
+    assert searched == legal - DOMINATED
+    assert {m + "+" for m in DOMINATED} <= searched
+
+
+def test_searchmoves_may_still_name_a_dominated_move_when_skipping():
+    tree.set_search_parameter("SkipDominated", 1)
+    pos = Position(DOMINATED_CHOICES)
+    only = [m for m in pos.legal_moves() if move_to_usi(m) == "8h2b"]
+    assert move_to_usi(Searcher().search(pos, depth=3, searchmoves=only).best) == "8h2b"
+
+
+def test_skipping_dominated_moves_keeps_a_short_tsume_mate_and_a_legal_line():
+    tree.set_search_parameter("SkipDominated", 1)
+    assert_finds_the_tsume_mate_and_a_legal_line(pv_depth=10)

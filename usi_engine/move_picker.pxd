@@ -11,6 +11,7 @@ from usi_engine.types cimport *
 from usi_engine.position cimport Pos, pieces, gold_movers
 from usi_engine.bitboard cimport *
 from usi_engine.movegen cimport (GEN_LEGAL, GEN_CAPTURES, GEN_QUIETS, GEN_CHECKS, generate,
+                                 drop_dominated,
                                   is_legal)
 from usi_engine.see cimport see_ge, see_value
 from usi_engine.history cimport History, NO_PIECE_TO, piece_to, quiet_score
@@ -55,6 +56,7 @@ cdef struct MovePicker:
                                 # does not lose more than a pawn by SEE; 0: none
     bint root_by_key            # the root's moves after its first one in the order of
                                 # interior nodes (history), not of the last iteration
+    bint skip_dominated         # leave out the non-promotions a promotion dominates
     bint skip_quiets            # quiet moves that do not give check are pruned from here
                                 # on (the search says so once it prunes one): the quiet
                                 # stage then generates only the quiet checks
@@ -167,7 +169,7 @@ cdef inline void partial_insertion_sort(int* moves, int* scores, int begin, int 
 cdef inline void picker_init(MovePicker* mp, const Context* c, int tt_move, int ply,
                              bint all_at_once, int quiet_limit=0,
                              bint presort=False, int threat_bonus=0,
-                             int check_bonus=0) noexcept nogil:
+                             int check_bonus=0, bint skip_dominated=False) noexcept nogil:
     """Start picking at this node; all_at_once at the root (whose list the caller
     fills) and in check.  With presort the quiet moves are sorted once, those with a
     history score below quiet_limit left unsorted after the rest."""
@@ -183,6 +185,7 @@ cdef inline void picker_init(MovePicker* mp, const Context* c, int tt_move, int 
     mp.check_bonus = check_bonus
     mp.root_by_key = False
     mp.skip_quiets = False
+    mp.skip_dominated = skip_dominated
 
 
 cdef inline void threat_maps(const Pos* p, bb_t* by_pawn, bb_t* by_minor) noexcept nogil:
@@ -323,6 +326,8 @@ cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
                 return mp.tt_move
         elif mp.stage == STAGE_CAPTURES_INIT:
             mp.n = mp.n_captures = generate(&c.pos, mp.moves, GEN_CAPTURES)
+            if mp.skip_dominated:
+                mp.n = mp.n_captures = drop_dominated(&c.pos, mp.moves, mp.n)
             for k in range(mp.n):
                 mp.scores[k] = capture_key(&c.pos, mp.moves[k], True)
             mp.cur = 0
@@ -348,6 +353,9 @@ cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
                 mp.n = mp.n_captures + quiet_checks(&c.pos, mp.moves + mp.n_captures)
             else:
                 mp.n = mp.n_captures + generate(&c.pos, mp.moves + mp.n_captures, GEN_QUIETS)
+            if mp.skip_dominated:
+                mp.n = mp.n_captures + drop_dominated(&c.pos, mp.moves + mp.n_captures,
+                                                      mp.n - mp.n_captures)
             prev1 = previous_key(c, mp.ply, 1)
             prev2 = previous_key(c, mp.ply, 2)
             for k in range(mp.n_captures, mp.n):
@@ -380,6 +388,8 @@ cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
         elif mp.stage == STAGE_ALL_INIT:
             if mp.ply > 0:
                 mp.n = generate(&c.pos, mp.moves, GEN_LEGAL)
+                if mp.skip_dominated:
+                    mp.n = drop_dominated(&c.pos, mp.moves, mp.n)
             score_moves(c, mp.moves, mp.scores, mp.n, mp.tt_move, mp.ply, True)
             if mp.ply == 0 and mp.root_by_key and mp.n > 0:
                 mp.scores[0] = KEY_TT       # the last iteration's best move stays first

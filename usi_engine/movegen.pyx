@@ -315,6 +315,31 @@ cdef int _generate_checks(const Pos* p, int* out) noexcept nogil:
     return n
 
 
+cdef int drop_dominated(const Pos* p, int* moves, int n) noexcept nogil:
+    """Leave out of moves[0:n] (in place; returns the new count) the non-promotions
+    that the same move with promotion dominates: a pawn, bishop or rook that may
+    promote (the promoted piece attacks every square the unpromoted one does, and is
+    worth the same when captured), and a lance onto its second rank (a gold there
+    covers the lance's one square).  Searches need not look at them, as other
+    engines' do not; perft and the mate solver keep every legal move."""
+    cdef int us = p.side
+    cdef bb_t zone = usi_tables.zone[us]
+    cdef bb_t lance_second = usi_tables.dead[us][KNIGHT] & ~usi_tables.dead[us][LANCE]
+    cdef int i, m, pt, k = 0
+    for i in range(n):
+        m = moves[i]
+        if not move_is_drop(m) and not move_is_promotion(m):
+            pt = piece_type(p.board[move_from(m)])
+            if pt == PAWN or pt == BISHOP or pt == ROOK:
+                if bb_test(zone, move_from(m)) or bb_test(zone, move_to(m)):
+                    continue
+            elif pt == LANCE and bb_test(lance_second, move_to(m)):
+                continue
+        moves[k] = m
+        k += 1
+    return k
+
+
 cdef int generate(const Pos* p, int* out, int kind) noexcept nogil:
     """Write the requested legal moves to out (room for MAX_MOVES) and return how many."""
     cdef int n, i, k

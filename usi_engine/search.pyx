@@ -23,7 +23,7 @@ from libc.string cimport memset
 
 from usi_engine.types cimport MAX_MOVES
 from usi_engine.position cimport Position, pos_copy, pos_reserve
-from usi_engine.movegen cimport GEN_LEGAL, generate
+from usi_engine.movegen cimport GEN_LEGAL, generate, drop_dominated
 from usi_engine.tt cimport (TT, HashMemory, WRITER_SEARCH, WRITER_MATE, tt_attach,
                             tt_new_game, tt_new_search, tt_hashfull)
 from usi_engine.atomics cimport atomic_load_int, atomic_load_i64, atomic_store_i64, monotonic_ns
@@ -31,7 +31,8 @@ from usi_engine.control cimport (ctl_stop, ctl_clear_stop, ctl_start, ctl_deadli
                                  ctl_raise_pending, ctl_elapsed_ms)
 from usi_engine.kp cimport kp_active_net
 from usi_engine.tree cimport (MAX_PLY, MAX_ROOT_MOVES, VALUE_INFINITE, VALUE_MATE,
-                              VALUE_MATE_IN_MAX_PLY, NO_DEADLINE, RootMove, Context, iterate)
+                              VALUE_MATE_IN_MAX_PLY, NO_DEADLINE, RootMove, Context, iterate,
+                              skips_dominated)
 from usi_engine.workers cimport (helper_search, new_context, free_context, forget_history,
                                  prepare_helper)
 from usi_engine.history cimport NO_PIECE_TO, quiet_score
@@ -256,6 +257,8 @@ cdef class Searcher:
         if searchmoves:
             allowed = set(searchmoves)
             n = _filter_moves(moves, n, allowed)
+        elif skips_dominated():
+            n = drop_dominated(&c.pos, moves, n)
         c.root_count = n
         for i in range(n):
             memset(&c.root_moves[i], 0, sizeof(RootMove))

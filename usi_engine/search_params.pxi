@@ -114,6 +114,8 @@ cdef int LMR_SHAPE              # late-move reductions and the pruning of moves:
                               # and singular extension: +2 -19 =2 against YaneuraOu)
 cdef int NODE_SHAPE             # pruning of whole nodes and the internal iterative reduction:
                               # 0, ours; 1, YaneuraOu's (tree.pyx, _yo_node_prune)
+cdef int SKIP_DOMINATED         # 1: no search looks at the non-promotions that a promotion
+                              # dominates (movegen.drop_dominated), at the root neither
 cdef enum:
     SEE_PRUNE_MARGIN = 200    # per ply: captures and checks losing more are pruned (PruneChecks)
 
@@ -175,6 +177,7 @@ TUNABLES = (
     ("HistoryShape", 0, 0, 1),
     ("LmrShape", 0, 0, 1),
     ("NodeShape", 0, 0, 1),
+    ("SkipDominated", 0, 0, 1),
 )
 
 #: TUNABLES that switch a technique (or pick among variants) rather than set a margin:
@@ -190,7 +193,7 @@ SWITCHES = frozenset({"CorrHist", "CutNodeReduction", "PruneChecks", "QsMate1Pli
                       "CountPruned", "NullCutOnly", "RfpQuietTtMove",
                       "QuietCheckBonus", "NullMarginBase", "RootLmr",
                       "SingularMulti", "RootOrder", "TtPvLmr", "HistoryShape",
-                      "LmrShape", "NodeShape"})
+                      "LmrShape", "NodeShape", "SkipDominated"})
 
 # Late-move reductions grow with the log of the depth and of the move number (as in
 # Stockfish-family searches): in shogi the quiet tail, drops included, is long.
@@ -212,7 +215,7 @@ cdef void _init_reductions() noexcept nogil:
                 LMR_BASE_CENTI / 100.0 + log(d) * log(m) * 100.0 / LMR_DIVISOR_CENTI)
 
 
-cdef int* _TUNED[56]             # the global behind each of TUNABLES, in its order
+cdef int* _TUNED[57]             # the global behind each of TUNABLES, in its order
 
 
 cdef void _point_tuned() noexcept nogil:
@@ -272,11 +275,12 @@ cdef void _point_tuned() noexcept nogil:
     _TUNED[53] = &HISTORY_SHAPE
     _TUNED[54] = &LMR_SHAPE
     _TUNED[55] = &NODE_SHAPE
+    _TUNED[56] = &SKIP_DOMINATED
 
 
 _point_tuned()
 _TUNED_INDEX = {spec[0]: i for i, spec in enumerate(TUNABLES)}
-assert len(TUNABLES) == len(_TUNED_INDEX) == 56
+assert len(TUNABLES) == len(_TUNED_INDEX) == 57
 
 
 def set_search_parameter(name: str, value: int) -> None:

@@ -82,6 +82,7 @@ cdef inline int value_from_tt(int v, int ply) noexcept nogil:
 
 
 cdef void iterate(Context* c, int depth, int multipv) noexcept nogil
+cdef bint skips_dominated() noexcept nogil
 
 
 cdef inline bint is_mate_score(int v) noexcept nogil:

@@ -32,6 +32,7 @@ from usi_engine.position cimport (Pos, Position, in_check, pieces, state, positi
                                   pos_declaration_win,
                                   REPETITION_DRAW, REPETITION_WIN, REPETITION_LOSE)
 from usi_engine.movegen cimport (GEN_LEGAL, GEN_CAPTURES, GEN_CHECKS, generate, gives_check,
+                                 drop_dominated,
                                  is_legal, mate_in_one)
 from usi_engine.evaluate cimport piece_value, hand_refresh, hand_update, hand_value
 from usi_engine.kp cimport KPAcc, kp_refresh, kp_update, kp_value
@@ -174,6 +175,8 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
         n = generate(p, moves, GEN_LEGAL)
         if n == 0:
             return mated_in(ply)
+        if SKIP_DOMINATED:
+            n = drop_dominated(p, moves, n)
         if qply >= QSEARCH_MAX_PLIES:
             return static_value(c, ply)
         best = -VALUE_INFINITE
@@ -205,6 +208,8 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
         n = generate(p, moves, GEN_CAPTURES)
         if QS_CHECKS and qply == 0:
             n += quiet_checks(p, moves + n)
+        if SKIP_DOMINATED:
+            n = drop_dominated(p, moves, n)
     # quiescence tests SEE only on the moves it gets to (most are cut off first)
     score_moves(c, moves, scores, n, tt_move, ply, False)
     last = state(p).move
@@ -397,7 +402,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     prev1 = c.move_keys[ply - 1] if ply >= 1 else NO_PIECE_TO
     prev2 = c.move_keys[ply - 2] if ply >= 2 else NO_PIECE_TO
     picker_init(&mp, c, tt_move, ply, ply == 0 or checked, -QUIET_SORT_LIMIT * depth,
-                QUIET_SORT_LIMIT > 0, THREAT_ORDER, QUIET_CHECK_BONUS)
+                QUIET_SORT_LIMIT > 0, THREAT_ORDER, QUIET_CHECK_BONUS, SKIP_DOMINATED)
     if ply == 0:
         mp.n = root_moves_into(c, mp.moves)
         mp.root_by_key = ROOT_ORDER
@@ -572,6 +577,8 @@ cdef int _probcut(Context* c, int depth, int beta, int static_eval, int raw_eval
     if found and te.depth - 1 >= depth - 3 and value_from_tt(te.value, ply) < pc_beta:
         return VALUE_NONE
     n = generate(p, moves, GEN_CAPTURES)
+    if SKIP_DOMINATED:
+        n = drop_dominated(p, moves, n)
     score_moves(c, moves, scores, n, te.move if found else 0, ply, False)
     for i in range(n):
         m = pick_best(moves, scores, i, n)
@@ -847,6 +854,12 @@ cdef inline int _prune_move_yo(Context* c, int m, bint quiet, bint check_given, 
     if not see_ge(p, m, -25 * lmr_depth * lmr_depth):
         return PRUNE_THIS
     return 0
+
+
+cdef bint skips_dominated() noexcept nogil:
+    """Whether searches leave out dominated non-promotions (SkipDominated), the root's
+    list included."""
+    return SKIP_DOMINATED != 0
 
 
 cdef void iterate(Context* c, int depth, int multipv) noexcept nogil:

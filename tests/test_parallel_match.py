@@ -1,0 +1,92 @@
+"""bench/parallel_match.py plays many games at once under cshogi's rules, records each
+with its per-move figures, resumes, and scores engine A."""
+import json
+import sys
+import textwrap
+
+import pytest
+
+from conftest import ROOT
+
+pytest.importorskip("cshogi")
+sys.path.insert(0, str(ROOT / "bench"))
+import parallel_match  # noqa: E402
+
+FAKE = textwrap.dedent('''
+    import sys, cshogi
+    mode = sys.argv[1]
+    board = cshogi.Board()
+    for line in sys.stdin:
+        w = line.split()
+        if not w:
+            continue
+        if w[0] == "usi":
+            print("id name fake-" + mode)
+            print("option name Threads type spin default 1 min 1 max 8")
+            print("usiok", flush=True)
+        elif w[0] == "isready":
+            print("readyok", flush=True)
+        elif w[0] == "position":
+            board = cshogi.Board()
+            for m in w[w.index("moves") + 1:] if "moves" in w else []:
+                board.push_usi(m)
+        elif w[0] == "go":
+            if mode == "illegal":
+                print("bestmove 5a5a", flush=True)
+            else:
+                move = sorted(cshogi.move_to_usi(m) for m in board.legal_moves)[0]
+                print("info depth 3 nodes 42 score cp 17 pv " + move)
+                print("bestmove " + move, flush=True)
+        elif w[0] == "quit":
+            break
+''')
+
+
+@pytest.fixture
+def fake(tmp_path):
+    script = tmp_path / "fake.py"
+    script.write_text(FAKE)
+    (tmp_path / "openings.txt").write_text("startpos moves 7g7f 3c3d\n")
+    return lambda mode: f"{sys.executable} {script} {mode}"
+
+
+def play(tmp_path, a, b, *extra):
+    out = tmp_path / "games.jsonl"
+    parallel_match.main(["--a", a, "--b", b, "--games", "2", "--byoyomi", "100",
+                         "--parallel", "2", "--openings", str(tmp_path / "openings.txt"),
+                         "--out", str(out), *extra])
+    return [json.loads(line) for line in out.read_text().splitlines()]
+
+
+def test_each_game_is_recorded_with_colours_moves_and_each_moves_figures(tmp_path, fake):
+    records = play(tmp_path, fake("first"), fake("first"), "--max-plies", "12")
+    assert sorted(r["a_colour"] for r in records) == ["black", "white"]
+    for r in records:
+        assert (r["result"], r["reason"]) == ("1/2", "max plies")
+        assert len(r["moves"]) == 10 and len(r["stats"]) == 10
+        assert all(s[1:3] == [3, 42] and s[4] == 17 for s in r["stats"])
+
+
+def test_an_illegal_move_loses_for_the_engine_that_played_it(tmp_path, fake):
+    records = play(tmp_path, fake("first"), fake("illegal"))
+    assert {r["reason"] for r in records} == {"illegal move 5a5a"}
+    assert [parallel_match.a_score(r) for r in records] == [1.0, 1.0]
+
+
+def test_a_rerun_with_the_same_record_file_plays_no_game_again(tmp_path, fake):
+    first = play(tmp_path, fake("first"), fake("illegal"))
+    assert play(tmp_path, fake("first"), fake("illegal")) == first
+
+
+def test_an_option_the_engine_does_not_offer_stops_the_run_before_any_game(tmp_path, fake):
+    with pytest.raises(SystemExit, match="no option HistoryShape"):
+        play(tmp_path, fake("first"), fake("first"), "--a-option", "HistoryShape=1")
+    assert not (tmp_path / "games.jsonl").exists()
+
+
+def test_scores_are_read_from_the_last_info_line_mates_as_30000_less_the_plies():
+    assert parallel_match.last_info(["info depth 9 nodes 100 score mate -4 pv 7g7f",
+                                     "bestmove 7g7f"]) == (9, 100, -29996)
+    assert parallel_match.last_info(["info depth 2 nodes 5 score cp -31",
+                                     "info string hello", "bestmove 7g7f"]) == (2, 5, -31)
+    assert parallel_match.last_info(["bestmove resign"]) == (0, 0, None)
