@@ -4,7 +4,7 @@ import io
 
 import pytest
 
-from usi_engine import search, tree, tuning
+from usi_engine import kp, search, tree, tuning
 from usi_engine.position import Position, move_to_usi
 from usi_engine.search import Searcher
 from usi_engine.usi import UsiEngine
@@ -211,8 +211,9 @@ def test_the_quiescence_limits_keep_a_short_tsume_mate():
     ("FutilityHistory", 1, 7), ("CountPruned", 1, 7), ("NullCutOnly", 1, 10),
     ("RfpQuietTtMove", 0, 7), ("QuietCheckBonus", 16384, 7), ("NullMarginBase", 378, 10),
     ("RootLmr", 0, 7), ("RootOrder", 1, 7), ("PvLmr", 3, 7), ("TtPvLmr", 2, 7),
-    ("HistoryShape", 1, 7), ("LmrShape", 1, 7), ("NodeShape", 1, 10),
-    ("SkipDominated", 1, 7)])
+    ("HistoryShape", 0, 7), ("LmrShape", 1, 7), ("NodeShape", 1, 10),
+    ("SkipDominated", 0, 7), ("PvResearch", 1, 7), ("ContPlies", 1, 7),
+    ("PawnHistory", 1, 7)])
 def test_each_technique_switched_from_its_default_changes_the_tree(name, value, depth):
     assert DEFAULTS[name] != value
     before = nodes_to_depth(depth)
@@ -260,12 +261,18 @@ def test_the_yaneuraou_search_shape_keeps_a_short_tsume_mate_and_a_legal_line():
 
 def test_the_yaneuraou_reductions_search_deeper_than_ours_in_the_same_nodes():
     # their point: 1024ths-of-a-ply reductions, large at cut nodes, reach further on a
-    # quiet middle-game position (on a tactical one they need not)
-    quiet = "l3kg1nl/3sgs1b1/1pn2pppp/r1p6/p2p1PP2/1PP5P/P1NP3P1/2S1R2B1/L2GKGSNL w Pp 28"
-    ours = Searcher().search(Position(quiet), nodes=200_000).depth
-    for name in ("HistoryShape", "LmrShape"):
-        tree.set_search_parameter(name, 1)
-    assert Searcher().search(Position(quiet), nodes=200_000).depth > ours
+    # quiet middle-game position (on a tactical one they need not); measured with the
+    # hand-set evaluation, which an earlier test's isready may have switched off
+    was_enabled = kp.enabled()
+    kp.set_enabled(False)
+    try:
+        quiet = "l3kg1nl/3sgs1b1/1pn2pppp/r1p6/p2p1PP2/1PP5P/P1NP3P1/2S1R2B1/L2GKGSNL w Pp 28"
+        tree.set_search_parameter("HistoryShape", 1)
+        ours = Searcher().search(Position(quiet), nodes=200_000).depth
+        tree.set_search_parameter("LmrShape", 1)
+        assert Searcher().search(Position(quiet), nodes=200_000).depth > ours
+    finally:
+        kp.set_enabled(was_enabled)
 
 
 DOMINATED_CHOICES = "4k4/9/8L/2P6/9/9/9/1B7/4K4 b - 1"   # pawn, bishop, lance promote or not
@@ -280,7 +287,8 @@ def root_moves_searched(sfen):
     return first_moves
 
 
-def test_by_default_every_legal_root_move_is_searched_the_dominated_non_promotions_too():
+def test_without_skipping_every_legal_root_move_is_searched_the_dominated_ones_too():
+    tree.set_search_parameter("SkipDominated", 0)
     searched = root_moves_searched(DOMINATED_CHOICES)
     assert DOMINATED <= searched
     assert len(searched) == len(Position(DOMINATED_CHOICES).legal_moves())
@@ -303,4 +311,10 @@ def test_searchmoves_may_still_name_a_dominated_move_when_skipping():
 
 def test_skipping_dominated_moves_keeps_a_short_tsume_mate_and_a_legal_line():
     tree.set_search_parameter("SkipDominated", 1)
+    assert_finds_the_tsume_mate_and_a_legal_line(pv_depth=10)
+
+
+def test_full_window_re_searches_and_far_continuations_keep_a_short_tsume_mate():
+    for name in ("PvResearch", "ContPlies", "PawnHistory", "HistoryShape", "SkipDominated"):
+        tree.set_search_parameter(name, 1)
     assert_finds_the_tsume_mate_and_a_legal_line(pv_depth=10)

@@ -16,6 +16,8 @@ cdef enum:
     CORR_BITS = 14               # a correction table has 2^14 entries per side to move
     CORR_SIZE = 1 << CORR_BITS
     CORR_LIMIT = 1024            # a correction entry saturates near this (1024: 64 cp)
+    PAWN_HIST_BITS = 9           # the pawn history: 512 pawn placements per side ...
+    PAWN_HIST_MAX = 8192         # ... saturating near this
     BUTTERFLY_MAX_SIZED = 7183   # shape 1 (YaneuraOu's sizes): the butterfly's limit ...
     CONT_MAX_SIZED = 30000       # ... and the continuation histories'
 
@@ -29,6 +31,10 @@ cdef struct History:
     int counter[2][PIECE_TO]              # [side][the opponent's piece-to]: the reply
                                           # that refuted that move last
     int16_t cont[2][PIECE_TO][PIECE_TO]   # [side][previous piece-to][this move's piece-to]
+    int cont_plies                        # 1: the moves 3, 4 and 6 plies back order the
+                                          # quiet moves too and learn from cut-offs (as in
+                                          # YaneuraOu's picker); 0: only 1 and 2 back
+    int16_t pawn_hist[2][1 << PAWN_HIST_BITS][PIECE_TO]   # [side][pawn placement][piece-to]
     int16_t corr_pawn[2][CORR_SIZE]       # static-score error by pawn placement ...
     int16_t corr_hand[2][CORR_SIZE]       # ... and by the pieces in both hands
 
@@ -72,6 +78,48 @@ cdef inline int quiet_score(const History* h, int side, int m, int key, int prev
     return s
 
 
+cdef inline int far_cont_score(const History* h, int side, int key, int prev3, int prev4,
+                                int prev6) noexcept nogil:
+    """The continuation histories of a quiet move (piece-to `key`) after the moves 3,
+    4 and 6 plies back (piece-to, or NO_PIECE_TO), added to its ordering score when
+    cont_plies is set."""
+    cdef int s = 0
+    if prev3 >= 0:
+        s += h.cont[side][prev3][key]
+    if prev4 >= 0:
+        s += h.cont[side][prev4][key]
+    if prev6 >= 0:
+        s += h.cont[side][prev6][key]
+    return s
+
+
+cdef inline void _far_cont_update(History* h, int side, int key, int prev3, int prev4,
+                                  int prev6, int bonus, int limit) noexcept nogil:
+    # YaneuraOu's weights of the moves 3, 4 and 6 plies back: 288, 576 and 441 / 1024
+    if prev3 >= 0:
+        _gravity16(&h.cont[side][prev3][key], bonus * 288 // 1024, limit)
+    if prev4 >= 0:
+        _gravity16(&h.cont[side][prev4][key], bonus * 576 // 1024, limit)
+    if prev6 >= 0:
+        _gravity16(&h.cont[side][prev6][key], bonus * 441 // 1024, limit)
+
+
+cdef inline void pawn_history_cutoff(History* h, int side, int index, int key,
+                                     const int* tried_keys, int n_tried,
+                                     int depth) noexcept nogil:
+    """Quiet move `key` refuted a position with pawn placement `index`: it rises in
+    that placement's pawn history and the quiet moves tried before it fall (YaneuraOu's
+    proportions of its history bonus: 850 and 550 / 1024)."""
+    cdef int bonus = min(128 * depth - 77, 1529) * 806 // 1024
+    cdef int malus = min(882 * depth - 204, 2122) * 1113 // 1024
+    cdef int i
+    _gravity16(&h.pawn_hist[side][index][key], bonus * 850 // 1024, PAWN_HIST_MAX)
+    for i in range(n_tried):
+        malus = malus * 977 // 1024
+        _gravity16(&h.pawn_hist[side][index][tried_keys[i]], -malus * 550 // 1024,
+                   PAWN_HIST_MAX)
+
+
 cdef inline void history_update(History* h, int side, int m, int key, int prev1, int prev2,
                                 int bonus) noexcept nogil:
     """Reward (bonus > 0) or punish (bonus < 0) quiet move m in every table."""
@@ -105,7 +153,8 @@ cdef inline void history_cont_bonus(History* h, int side, int key, int prev1, in
 
 cdef inline void history_cutoff(History* h, int side, int m, int key, int prev1, int prev2,
                                 int ply, int depth, const int* tried, const int* tried_keys,
-                                int n_tried, int scale=1) noexcept nogil:
+                                int n_tried, int scale=1, int prev3=NO_PIECE_TO,
+                                int prev4=NO_PIECE_TO, int prev6=NO_PIECE_TO) noexcept nogil:
     """Quiet move m refuted the position: it becomes a killer and the counter move of
     prev1, its statistics rise and those of the quiet moves tried before it fall.
     Shape 0: by scale x depth^2 (depth at most 17) both ways.  Shape 1 (YaneuraOu's
@@ -119,13 +168,23 @@ cdef inline void history_cutoff(History* h, int side, int m, int key, int prev1,
         bonus = min(128 * depth - 77, 1529) * 806 // 1024
         malus = min(882 * depth - 204, 2122) * 1113 // 1024
         _history_update_sized(h, side, m, key, prev1, prev2, bonus)
+        if h.cont_plies:
+            _far_cont_update(h, side, key, prev3, prev4, prev6, bonus, CONT_MAX_SIZED)
         for i in range(n_tried):
             malus = malus * 977 // 1024
             _history_update_sized(h, side, tried[i], tried_keys[i], prev1, prev2, -malus)
+            if h.cont_plies:
+                _far_cont_update(h, side, tried_keys[i], prev3, prev4, prev6, -malus,
+                                 CONT_MAX_SIZED)
     else:
         history_update(h, side, m, key, prev1, prev2, bonus)
+        if h.cont_plies:
+            _far_cont_update(h, side, key, prev3, prev4, prev6, bonus, HISTORY_MAX)
         for i in range(n_tried):
             history_update(h, side, tried[i], tried_keys[i], prev1, prev2, -bonus)
+            if h.cont_plies:
+                _far_cont_update(h, side, tried_keys[i], prev3, prev4, prev6, -bonus,
+                                 HISTORY_MAX)
     if ply < HISTORY_PLY and h.killers[ply][0] != m:
         h.killers[ply][1] = h.killers[ply][0]
         h.killers[ply][0] = m

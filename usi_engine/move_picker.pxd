@@ -14,7 +14,7 @@ from usi_engine.movegen cimport (GEN_LEGAL, GEN_CAPTURES, GEN_QUIETS, GEN_CHECKS
                                  drop_dominated,
                                   is_legal)
 from usi_engine.see cimport see_ge, see_value
-from usi_engine.history cimport History, NO_PIECE_TO, piece_to, quiet_score
+from usi_engine.history cimport History, NO_PIECE_TO, piece_to, quiet_score, far_cont_score
 from usi_engine.tree cimport Context
 
 cdef enum:
@@ -56,6 +56,7 @@ cdef struct MovePicker:
                                 # does not lose more than a pawn by SEE; 0: none
     bint root_by_key            # the root's moves after its first one in the order of
                                 # interior nodes (history), not of the last iteration
+    int pawn_index              # the position's pawn-history row, or -1: none used
     bint skip_dominated         # leave out the non-promotions a promotion dominates
     bint skip_quiets            # quiet moves that do not give check are pruned from here
                                 # on (the search says so once it prunes one): the quiet
@@ -127,6 +128,10 @@ cdef inline void score_moves(Context* c, const int* moves, int* scores, int n, i
             scores[i] = KEY_KILLER
         else:
             scores[i] = quiet_score(&c.hist, p.side, m, move_key(p, m), prev1, prev2)
+            if c.hist.cont_plies:
+                scores[i] += far_cont_score(&c.hist, p.side, move_key(p, m),
+                                            previous_key(c, ply, 3), previous_key(c, ply, 4),
+                                            previous_key(c, ply, 6))
 
 
 cdef inline int pick_best(int* moves, int* scores, int start, int n) noexcept nogil:
@@ -186,6 +191,7 @@ cdef inline void picker_init(MovePicker* mp, const Context* c, int tt_move, int 
     mp.root_by_key = False
     mp.skip_quiets = False
     mp.skip_dominated = skip_dominated
+    mp.pawn_index = -1
 
 
 cdef inline void threat_maps(const Pos* p, bb_t* by_pawn, bb_t* by_minor) noexcept nogil:
@@ -317,7 +323,7 @@ cdef inline int _next_special(MovePicker* mp, Context* c) noexcept nogil:
 
 cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
     """The next move to search at this node, or 0 when there is none left."""
-    cdef int m, k, prev1, prev2
+    cdef int m, k, prev1, prev2, prev3, prev4, prev6
     cdef bb_t by_pawn, by_minor
     while True:
         if mp.stage == STAGE_TT:
@@ -361,6 +367,18 @@ cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
             for k in range(mp.n_captures, mp.n):
                 mp.scores[k] = quiet_score(&c.hist, c.pos.side, mp.moves[k],
                                            move_key(&c.pos, mp.moves[k]), prev1, prev2)
+            if mp.pawn_index >= 0:
+                for k in range(mp.n_captures, mp.n):
+                    mp.scores[k] += 2 * c.hist.pawn_hist[c.pos.side][mp.pawn_index][
+                        move_key(&c.pos, mp.moves[k])]
+            if c.hist.cont_plies:
+                prev3 = previous_key(c, mp.ply, 3)
+                prev4 = previous_key(c, mp.ply, 4)
+                prev6 = previous_key(c, mp.ply, 6)
+                for k in range(mp.n_captures, mp.n):
+                    mp.scores[k] += far_cont_score(&c.hist, c.pos.side,
+                                                   move_key(&c.pos, mp.moves[k]),
+                                                   prev3, prev4, prev6)
             if mp.threat_bonus:
                 threat_maps(&c.pos, &by_pawn, &by_minor)
                 for k in range(mp.n_captures, mp.n):

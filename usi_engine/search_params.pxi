@@ -105,7 +105,8 @@ cdef int HISTORY_SHAPE          # history sizes: 0, a cut-off's bonus and the ea
                               # moves' malus HistoryBonusScale x depth^2, one limit (16384);
                               # 1, YaneuraOu's (history.pxd: larger, malus above bonus,
                               # butterfly counted twice), which makes history move LMR
-                              # (1 against 0: +17 Elo [-29, +65] in 200 games, hand-set)
+                              # (1 against 0: +17 Elo [-29, +65] in 200 games, hand-set;
+                              # with SkipDominated 1, against neither: +72 [+25, +122])
 cdef int LMR_SHAPE              # late-move reductions and the pruning of moves: 0, ours (log
                               # table in plies, quiet moves, checks and losing captures); 1,
                               # YaneuraOu's (in 1024ths of a ply, every late move, a node's
@@ -116,6 +117,14 @@ cdef int NODE_SHAPE             # pruning of whole nodes and the internal iterat
                               # 0, ours; 1, YaneuraOu's (tree.pyx, _yo_node_prune)
 cdef int SKIP_DOMINATED         # 1: no search looks at the non-promotions that a promotion
                               # dominates (movegen.drop_dominated), at the root neither
+                              # (with HistoryShape 1, against neither: +72 Elo [+25, +122]
+                              # in 200 games at 100 ms, hand-set)
+cdef int PV_RESEARCH             # 1: a PV node searches a move again with the full window
+                              # after any null-window fail high, beyond beta too
+cdef int CONT_PLIES             # 1: continuation histories of the moves 3, 4 and 6 plies
+                              # back order quiet moves too (history.pxd, far_cont_score)
+cdef int PAWN_HISTORY           # 1: quiet moves ordered by a history per pawn placement too
+                              # (history.pxd, pawn_hist; as in YaneuraOu's picker)
 cdef enum:
     SEE_PRUNE_MARGIN = 200    # per ply: captures and checks losing more are pruned (PruneChecks)
 
@@ -174,10 +183,13 @@ TUNABLES = (
     ("RootOrder", 0, 0, 1),
     ("PvLmr", 1, 0, 8),
     ("TtPvLmr", 0, 0, 8),
-    ("HistoryShape", 0, 0, 1),
+    ("HistoryShape", 1, 0, 1),
     ("LmrShape", 0, 0, 1),
     ("NodeShape", 0, 0, 1),
-    ("SkipDominated", 0, 0, 1),
+    ("SkipDominated", 1, 0, 1),
+    ("PvResearch", 0, 0, 1),
+    ("ContPlies", 0, 0, 1),
+    ("PawnHistory", 0, 0, 1),
 )
 
 #: TUNABLES that switch a technique (or pick among variants) rather than set a margin:
@@ -193,7 +205,8 @@ SWITCHES = frozenset({"CorrHist", "CutNodeReduction", "PruneChecks", "QsMate1Pli
                       "CountPruned", "NullCutOnly", "RfpQuietTtMove",
                       "QuietCheckBonus", "NullMarginBase", "RootLmr",
                       "SingularMulti", "RootOrder", "TtPvLmr", "HistoryShape",
-                      "LmrShape", "NodeShape", "SkipDominated"})
+                      "LmrShape", "NodeShape", "SkipDominated",
+                      "PvResearch", "ContPlies", "PawnHistory"})
 
 # Late-move reductions grow with the log of the depth and of the move number (as in
 # Stockfish-family searches): in shogi the quiet tail, drops included, is long.
@@ -215,7 +228,7 @@ cdef void _init_reductions() noexcept nogil:
                 LMR_BASE_CENTI / 100.0 + log(d) * log(m) * 100.0 / LMR_DIVISOR_CENTI)
 
 
-cdef int* _TUNED[57]             # the global behind each of TUNABLES, in its order
+cdef int* _TUNED[60]             # the global behind each of TUNABLES, in its order
 
 
 cdef void _point_tuned() noexcept nogil:
@@ -276,11 +289,14 @@ cdef void _point_tuned() noexcept nogil:
     _TUNED[54] = &LMR_SHAPE
     _TUNED[55] = &NODE_SHAPE
     _TUNED[56] = &SKIP_DOMINATED
+    _TUNED[57] = &PV_RESEARCH
+    _TUNED[58] = &CONT_PLIES
+    _TUNED[59] = &PAWN_HISTORY
 
 
 _point_tuned()
 _TUNED_INDEX = {spec[0]: i for i, spec in enumerate(TUNABLES)}
-assert len(TUNABLES) == len(_TUNED_INDEX) == 57
+assert len(TUNABLES) == len(_TUNED_INDEX) == 60
 
 
 def set_search_parameter(name: str, value: int) -> None:

@@ -39,6 +39,7 @@ from usi_engine.kp cimport KPAcc, kp_refresh, kp_update, kp_value
 from usi_engine.see cimport see_ge, see_value
 from usi_engine.history cimport (History, NO_PIECE_TO, CORR_BITS, CORR_LIMIT, piece_to,
                                  quiet_score, history_cutoff, history_cont_bonus,
+                                 pawn_history_cutoff, PAWN_HIST_BITS,
                                  correction_update)
 from usi_engine.tt cimport (TT, TTEntry, BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT,
                             tt_probe, tt_store, tt_prefetch)
@@ -46,7 +47,7 @@ from usi_engine.control cimport Control, ctl_count
 from usi_engine.root_moves cimport root_moves_into, record_root_move, sort_root_moves
 from usi_engine.move_picker cimport (MovePicker, picker_init, next_move, captured_type, moved_type,
                                      is_quiet, move_key, score_moves, pick_best,
-                                     quiet_checks)
+                                     quiet_checks, previous_key)
 
 init_tables()
 
@@ -95,6 +96,13 @@ cdef inline void correction_indices(const Pos* p, int* pawn_index, int* hand_ind
                        ^ (((<uint64_t>w) ^ (<uint64_t>(w >> 64))) * 0xC2B2AE3D27D4EB4FULL))
     pawn_index[0] = <int>((k * 0xD6E8FEB86659FD93ULL) >> (64 - CORR_BITS))
     hand_index[0] = <int>((p.stack[p.sp].hand_key * 0x9E3779B97F4A7C15ULL) >> (64 - CORR_BITS))
+
+
+cdef inline int pawn_history_index(const Pos* p) noexcept nogil:
+    """This position's row of the pawn history (its pawn placement, hashed)."""
+    cdef int pi, hi
+    correction_indices(p, &pi, &hi)
+    return pi >> (CORR_BITS - PAWN_HIST_BITS)
 
 
 cdef inline int corrected_value(Context* c, int raw) noexcept nogil:
@@ -406,6 +414,8 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     if ply == 0:
         mp.n = root_moves_into(c, mp.moves)
         mp.root_by_key = ROOT_ORDER
+    if PAWN_HISTORY:
+        mp.pawn_index = pawn_history_index(p)
     # a capture as the table move: the quiet alternatives are less likely to matter
     tt_capture = TT_CAPTURE_REDUCTION and mp.tt_move != 0 and not is_quiet(p, mp.tt_move)
     tt_deep = found and te.depth - 1 >= depth
@@ -515,7 +525,9 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
                 if not LMR_DEEPER or new_depth > reduced_depth:
                     v = -search(c, new_depth, -alpha - 1, -alpha, ply + 1, False, True,
                                 not cut_node, 0)
-            if v > alpha and pv_node and v < beta and not c.ctl.aborted:
+            # (PvResearch 1: after any fail high, as Stockfish-family searches: a
+            # null-window result comes from a search that prunes as at non-PV nodes)
+            if (v > alpha and pv_node and (v < beta or PV_RESEARCH) and not c.ctl.aborted):
                 v = -search(c, new_depth, -beta, -alpha, ply + 1, True, True, False, 0)
         pos_undo_move(p)
         if c.ctl.aborted:
@@ -533,7 +545,12 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
                     c.cutoff_cnt[ply] += extension < 2 or pv_node
                     if quiet:
                         history_cutoff(&c.hist, p.side, m, mkey, prev1, prev2, ply, depth,
-                                       quiets_tried, quiet_keys, n_quiets, HISTORY_BONUS_SCALE)
+                                       quiets_tried, quiet_keys, n_quiets, HISTORY_BONUS_SCALE,
+                                       previous_key(c, ply, 3), previous_key(c, ply, 4),
+                                       previous_key(c, ply, 6))
+                        if mp.pawn_index >= 0:
+                            pawn_history_cutoff(&c.hist, p.side, mp.pawn_index, mkey,
+                                                quiet_keys, n_quiets, depth)
                     break
         if quiet and n_quiets < 64:
             quiets_tried[n_quiets] = m
@@ -866,6 +883,7 @@ cdef void iterate(Context* c, int depth, int multipv) noexcept nogil:
     """One iteration of iterative deepening, every MultiPV line, with aspiration."""
     cdef int k, v, alpha, beta, delta, prev
     c.hist.shape = HISTORY_SHAPE
+    c.hist.cont_plies = CONT_PLIES
     if c.kp_net != NULL:
         kp_refresh(&c.pos, c.kp_net, &c.kp_acc[0])
     else:
