@@ -213,7 +213,7 @@ def test_the_quiescence_limits_keep_a_short_tsume_mate():
     ("RootLmr", 0, 7), ("RootOrder", 1, 7), ("PvLmr", 3, 7), ("TtPvLmr", 2, 7),
     ("HistoryShape", 0, 7), ("LmrShape", 1, 7), ("NodeShape", 1, 10),
     ("SkipDominated", 0, 7), ("PvResearch", 1, 7), ("ContPlies", 1, 7),
-    ("PawnHistory", 1, 7)])
+    ("PawnHistory", 1, 7), ("QsPromoteOnly", 1, 7)])
 def test_each_technique_switched_from_its_default_changes_the_tree(name, value, depth):
     assert DEFAULTS[name] != value
     before = nodes_to_depth(depth)
@@ -314,7 +314,8 @@ def test_skipping_dominated_moves_keeps_a_short_tsume_mate_and_a_legal_line():
     assert_finds_the_tsume_mate_and_a_legal_line(pv_depth=10)
 
 
-def test_full_window_re_searches_and_far_continuations_keep_a_short_tsume_mate():
-    for name in ("PvResearch", "ContPlies", "PawnHistory", "HistoryShape", "SkipDominated"):
+def test_re_searches_more_histories_and_promotions_only_in_quiescence_keep_a_short_tsume_mate():
+    for name in ("PvResearch", "ContPlies", "PawnHistory", "QsPromoteOnly", "HistoryShape",
+                 "SkipDominated"):
         tree.set_search_parameter(name, 1)
     assert_finds_the_tsume_mate_and_a_legal_line(pv_depth=10)

@@ -125,6 +125,8 @@ cdef int CONT_PLIES             # 1: continuation histories of the moves 3, 4 an
                               # back order quiet moves too (history.pxd, far_cont_score)
 cdef int PAWN_HISTORY           # 1: quiet moves ordered by a history per pawn placement too
                               # (history.pxd, pawn_hist; as in YaneuraOu's picker)
+cdef int QS_PROMOTE_ONLY        # 1: quiescence (not in check) leaves out the non-promoting
+                              # variant of a capture or move that could promote
 cdef enum:
     SEE_PRUNE_MARGIN = 200    # per ply: captures and checks losing more are pruned (PruneChecks)
 
@@ -190,6 +192,7 @@ TUNABLES = (
     ("PvResearch", 0, 0, 1),
     ("ContPlies", 0, 0, 1),
     ("PawnHistory", 0, 0, 1),
+    ("QsPromoteOnly", 0, 0, 1),
 )
 
 #: TUNABLES that switch a technique (or pick among variants) rather than set a margin:
@@ -206,7 +209,7 @@ SWITCHES = frozenset({"CorrHist", "CutNodeReduction", "PruneChecks", "QsMate1Pli
                       "QuietCheckBonus", "NullMarginBase", "RootLmr",
                       "SingularMulti", "RootOrder", "TtPvLmr", "HistoryShape",
                       "LmrShape", "NodeShape", "SkipDominated",
-                      "PvResearch", "ContPlies", "PawnHistory"})
+                      "PvResearch", "ContPlies", "PawnHistory", "QsPromoteOnly"})
 
 # Late-move reductions grow with the log of the depth and of the move number (as in
 # Stockfish-family searches): in shogi the quiet tail, drops included, is long.
@@ -228,7 +231,7 @@ cdef void _init_reductions() noexcept nogil:
                 LMR_BASE_CENTI / 100.0 + log(d) * log(m) * 100.0 / LMR_DIVISOR_CENTI)
 
 
-cdef int* _TUNED[60]             # the global behind each of TUNABLES, in its order
+cdef int* _TUNED[61]             # the global behind each of TUNABLES, in its order
 
 
 cdef void _point_tuned() noexcept nogil:
@@ -292,11 +295,12 @@ cdef void _point_tuned() noexcept nogil:
     _TUNED[57] = &PV_RESEARCH
     _TUNED[58] = &CONT_PLIES
     _TUNED[59] = &PAWN_HISTORY
+    _TUNED[60] = &QS_PROMOTE_ONLY
 
 
 _point_tuned()
 _TUNED_INDEX = {spec[0]: i for i, spec in enumerate(TUNABLES)}
-assert len(TUNABLES) == len(_TUNED_INDEX) == 60
+assert len(TUNABLES) == len(_TUNED_INDEX) == 61
 
 
 def set_search_parameter(name: str, value: int) -> None:

@@ -32,7 +32,7 @@ from usi_engine.position cimport (Pos, Position, in_check, pieces, state, positi
                                   pos_declaration_win,
                                   REPETITION_DRAW, REPETITION_WIN, REPETITION_LOSE)
 from usi_engine.movegen cimport (GEN_LEGAL, GEN_CAPTURES, GEN_CHECKS, generate, gives_check,
-                                 drop_dominated,
+                                 drop_dominated, drop_unpromoted,
                                  is_legal, mate_in_one)
 from usi_engine.evaluate cimport piece_value, hand_refresh, hand_update, hand_value
 from usi_engine.kp cimport KPAcc, kp_refresh, kp_update, kp_value
@@ -214,6 +214,8 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
             alpha = stand_pat
         best = stand_pat
         n = generate(p, moves, GEN_CAPTURES)
+        if QS_PROMOTE_ONLY:
+            n = drop_unpromoted(p, moves, n)
         if QS_CHECKS and qply == 0:
             n += quiet_checks(p, moves + n)
         if SKIP_DOMINATED:
