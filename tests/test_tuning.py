@@ -212,7 +212,7 @@ def test_the_quiescence_limits_keep_a_short_tsume_mate():
     ("RfpQuietTtMove", 0, 7), ("QuietCheckBonus", 16384, 7), ("NullMarginBase", 378, 10),
     ("RootLmr", 0, 7), ("RootOrder", 1, 7), ("PvLmr", 3, 7), ("TtPvLmr", 2, 7),
     ("HistoryShape", 0, 7), ("LmrShape", 1, 7), ("NodeShape", 1, 10),
-    ("SkipDominated", 0, 7), ("PvResearch", 1, 7), ("ContPlies", 1, 7),
+    ("SkipDominated", 0, 7), ("PvResearch", 0, 7), ("ContPlies", 1, 7),
     ("PawnHistory", 1, 7), ("QsPromoteOnly", 1, 7)])
 def test_each_technique_switched_from_its_default_changes_the_tree(name, value, depth):
     assert DEFAULTS[name] != value
@@ -268,6 +268,7 @@ def test_the_yaneuraou_reductions_search_deeper_than_ours_in_the_same_nodes():
     try:
         quiet = "l3kg1nl/3sgs1b1/1pn2pppp/r1p6/p2p1PP2/1PP5P/P1NP3P1/2S1R2B1/L2GKGSNL w Pp 28"
         tree.set_search_parameter("HistoryShape", 1)
+        tree.set_search_parameter("PvResearch", 0)     # (as when the shape was measured)
         ours = Searcher().search(Position(quiet), nodes=200_000).depth
         tree.set_search_parameter("LmrShape", 1)
         assert Searcher().search(Position(quiet), nodes=200_000).depth > ours
