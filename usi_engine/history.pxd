@@ -20,6 +20,7 @@ cdef enum:
     PAWN_HIST_MAX = 8192         # ... saturating near this
     BUTTERFLY_MAX_SIZED = 7183   # shape 1 (YaneuraOu's sizes): the butterfly's limit ...
     CONT_MAX_SIZED = 30000       # ... and the continuation histories'
+    CAPT_HIST_MAX = 10692        # the capture history saturates near this (Stockfish's)
 
 
 cdef struct History:
@@ -35,6 +36,8 @@ cdef struct History:
                                           # quiet moves too and learn from cut-offs (as in
                                           # YaneuraOu's picker); 0: only 1 and 2 back
     int16_t pawn_hist[2][1 << PAWN_HIST_BITS][PIECE_TO]   # [side][pawn placement][piece-to]
+    int capt_hist                         # 1: captures ordered by the capture history too
+    int16_t capt[2][PIECE_TO][16]         # [side][capturing piece-to][victim's type]
     int16_t corr_pawn[2][CORR_SIZE]       # static-score error by pawn placement ...
     int16_t corr_hand[2][CORR_SIZE]       # ... and by the pieces in both hands
 
@@ -118,6 +121,39 @@ cdef inline void pawn_history_cutoff(History* h, int side, int index, int key,
         malus = malus * 977 // 1024
         _gravity16(&h.pawn_hist[side][index][tried_keys[i]], -malus * 550 // 1024,
                    PAWN_HIST_MAX)
+
+
+cdef inline int capture_history(const History* h, int side, int key,
+                                int victim) noexcept nogil:
+    """How often capturing `victim` (a piece type, EMPTY for a quiet promotion) with the
+    piece-to `key` has refuted positions lately: added to its MVV-LVA ordering key."""
+    return h.capt[side][key][victim & 15] if h.capt_hist else 0
+
+
+cdef inline void capture_history_cutoff(History* h, int side, int key, int victim,
+                                        bint capture_cut, const int* tried_keys,
+                                        const int* tried_victims, int n_tried,
+                                        int depth) noexcept nogil:
+    """A move refuted the position: if it was a capture (capture_cut) it rises in the
+    capture history, and the captures tried before it fall, whatever refuted it
+    (Stockfish's sizes: bonus min(143 depth - 89, 1496), malus min(737 depth - 179,
+    3141))."""
+    cdef int bonus = min(143 * depth - 89, 1496)
+    cdef int malus = min(737 * depth - 179, 3141)
+    cdef int i
+    if not h.capt_hist:
+        return
+    if capture_cut:
+        _gravity16(&h.capt[side][key][victim & 15], bonus, CAPT_HIST_MAX)
+    for i in range(n_tried):
+        _gravity16(&h.capt[side][tried_keys[i]][tried_victims[i] & 15], -malus,
+                   CAPT_HIST_MAX)
+
+
+cdef inline void butterfly_bonus(History* h, int side, int m, int bonus) noexcept nogil:
+    """Raise (or lower) quiet move m's butterfly entry alone."""
+    _gravity(&h.butterfly[side][move_from(m)][move_to(m)], bonus,
+             BUTTERFLY_MAX_SIZED if h.shape else HISTORY_MAX)
 
 
 cdef inline void history_update(History* h, int side, int m, int key, int prev1, int prev2,

@@ -14,7 +14,8 @@ from usi_engine.movegen cimport (GEN_LEGAL, GEN_CAPTURES, GEN_QUIETS, GEN_CHECKS
                                  drop_dominated,
                                   is_legal)
 from usi_engine.see cimport see_ge, see_value
-from usi_engine.history cimport History, NO_PIECE_TO, piece_to, quiet_score, far_cont_score
+from usi_engine.history cimport (History, NO_PIECE_TO, piece_to, quiet_score, far_cont_score,
+                                 capture_history)
 from usi_engine.tree cimport Context
 
 cdef enum:
@@ -119,7 +120,8 @@ cdef inline void score_moves(Context* c, const int* moves, int* scores, int n, i
         if m == tt_move:
             scores[i] = KEY_TT
         elif not is_quiet(p, m):
-            scores[i] = capture_key(p, m, sort_by_see)
+            scores[i] = capture_key(p, m, sort_by_see) + capture_history(
+                &c.hist, p.side, move_key(p, m), captured_type(p, m))
         elif m == c.hist.killers[ply][0]:
             scores[i] = KEY_KILLER + 2
         elif m == c.hist.killers[ply][1]:
@@ -335,7 +337,9 @@ cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
             if mp.skip_dominated:
                 mp.n = mp.n_captures = drop_dominated(&c.pos, mp.moves, mp.n)
             for k in range(mp.n):
-                mp.scores[k] = capture_key(&c.pos, mp.moves[k], True)
+                mp.scores[k] = capture_key(&c.pos, mp.moves[k], True) + capture_history(
+                    &c.hist, c.pos.side, move_key(&c.pos, mp.moves[k]),
+                    captured_type(&c.pos, mp.moves[k]))
             mp.cur = 0
             mp.stage = STAGE_GOOD_CAPTURES
         elif mp.stage == STAGE_GOOD_CAPTURES:

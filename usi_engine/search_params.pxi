@@ -132,6 +132,21 @@ cdef int PAWN_HISTORY           # 1: quiet moves ordered by a history per pawn p
 cdef int QS_PROMOTE_ONLY        # 1: quiescence (not in check) leaves out the non-promoting
                               # variant of a capture or move that could promote (16% fewer
                               # nodes to depth 12, yet -37 Elo [-85, +10] in 200 games)
+cdef int EVASION_PRUNE          # in check, once a move has kept us from being mated (as in
+                              # YaneuraOu's, whose shallow-depth pruning and LMR do not ask
+                              # whether the node is in check): bit 1, a quiet evasion (an
+                              # interposition, a king move) losing more than QuietSeePrune x
+                              # (reduced depth)^2 by SEE is pruned; bit 2, late evasions are
+                              # reduced as late quiet moves (0: every evasion searched whole)
+cdef int CAPTURE_HISTORY        # 1: captures ordered by a capture history (by side, capturing
+                              # piece-to and victim) added to their MVV-LVA key, raised by
+                              # the captures that refute a node and lowered for those tried
+                              # before any refutation (as in Stockfish-family searches)
+cdef int HISTORY_EXTRAS         # YaneuraOu's and Stockfish's further history updates: bit 1,
+                              # the quiet move that led to a node rises or falls in its
+                              # butterfly with the change of the static score it caused;
+                              # bit 2, a node where no move reached alpha rewards the quiet
+                              # move that led to it (continuation histories and butterfly)
 cdef enum:
     SEE_PRUNE_MARGIN = 200    # per ply: captures and checks losing more are pruned (PruneChecks)
 
@@ -198,6 +213,9 @@ TUNABLES = (
     ("ContPlies", 0, 0, 1),
     ("PawnHistory", 0, 0, 1),
     ("QsPromoteOnly", 0, 0, 1),
+    ("EvasionPrune", 0, 0, 3),
+    ("CaptureHistory", 0, 0, 1),
+    ("HistoryExtras", 0, 0, 3),
 )
 
 #: TUNABLES that switch a technique (or pick among variants) rather than set a margin:
@@ -214,7 +232,8 @@ SWITCHES = frozenset({"CorrHist", "CutNodeReduction", "PruneChecks", "QsMate1Pli
                       "QuietCheckBonus", "NullMarginBase", "RootLmr",
                       "SingularMulti", "RootOrder", "TtPvLmr", "HistoryShape",
                       "LmrShape", "NodeShape", "SkipDominated",
-                      "PvResearch", "ContPlies", "PawnHistory", "QsPromoteOnly"})
+                      "PvResearch", "ContPlies", "PawnHistory", "QsPromoteOnly",
+                      "EvasionPrune", "CaptureHistory", "HistoryExtras"})
 
 # Late-move reductions grow with the log of the depth and of the move number (as in
 # Stockfish-family searches): in shogi the quiet tail, drops included, is long.
@@ -236,7 +255,7 @@ cdef void _init_reductions() noexcept nogil:
                 LMR_BASE_CENTI / 100.0 + log(d) * log(m) * 100.0 / LMR_DIVISOR_CENTI)
 
 
-cdef int* _TUNED[61]             # the global behind each of TUNABLES, in its order
+cdef int* _TUNED[64]             # the global behind each of TUNABLES, in its order
 
 
 cdef void _point_tuned() noexcept nogil:
@@ -301,11 +320,14 @@ cdef void _point_tuned() noexcept nogil:
     _TUNED[58] = &CONT_PLIES
     _TUNED[59] = &PAWN_HISTORY
     _TUNED[60] = &QS_PROMOTE_ONLY
+    _TUNED[61] = &EVASION_PRUNE
+    _TUNED[62] = &CAPTURE_HISTORY
+    _TUNED[63] = &HISTORY_EXTRAS
 
 
 _point_tuned()
 _TUNED_INDEX = {spec[0]: i for i, spec in enumerate(TUNABLES)}
-assert len(TUNABLES) == len(_TUNED_INDEX) == 61
+assert len(TUNABLES) == len(_TUNED_INDEX) == 64
 
 
 def set_search_parameter(name: str, value: int) -> None:

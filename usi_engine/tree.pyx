@@ -39,7 +39,8 @@ from usi_engine.kp cimport KPAcc, kp_refresh, kp_update, kp_value
 from usi_engine.see cimport see_ge, see_value
 from usi_engine.history cimport (History, NO_PIECE_TO, CORR_BITS, CORR_LIMIT, piece_to,
                                  quiet_score, history_cutoff, history_cont_bonus,
-                                 pawn_history_cutoff, PAWN_HIST_BITS,
+                                 pawn_history_cutoff, PAWN_HIST_BITS, capture_history_cutoff,
+                                 butterfly_bonus,
                                  correction_update)
 from usi_engine.tt cimport (TT, TTEntry, BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT,
                             tt_probe, tt_store, tt_prefetch)
@@ -287,6 +288,9 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     cdef MovePicker mp
     cdef int quiets_tried[64]
     cdef int quiet_keys[64]
+    cdef int capture_keys[32]
+    cdef int capture_victims[32]
+    cdef int n_captures = 0
     cdef int prev1, prev2, mkey
     cdef int n_quiets = 0
     cdef int m, v, best, best_move = 0, tt_move = 0, tt_value = VALUE_NONE, handed_out
@@ -344,6 +348,8 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     # a node on a principal variation now or when the table's exact entry was stored
     # (Stockfish's ttPv, read from the bound instead of a flag of its own)
     was_pv = pv_node or (found and (te.gen_bound & 3) == BOUND_EXACT)
+    if HISTORY_EXTRAS & 1 and not excluded:
+        _learn_from_eval_change(c, ply, static_eval)
     node_eval = static_eval
     if TT_EVAL and found and not checked and tt_value != VALUE_NONE and (
             te.gen_bound & (BOUND_LOWER if tt_value > static_eval else BOUND_UPPER)):
@@ -465,6 +471,10 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
                 if pruned == PRUNE_REST:
                     mp.skip_quiets = True
                 continue
+        elif (EVASION_PRUNE & 1 and checked and ply and quiet and not check_given
+                and best > -VALUE_MATE_IN_MAX_PLY
+                and _losing_evasion(c, m, depth, move_number)):
+            continue
         extension = 0
         if (SINGULAR_DEPTH and m == mp.tt_move and ply and not excluded
                 and depth >= SINGULAR_DEPTH and found and te.depth - 1 >= depth - 3
@@ -488,7 +498,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         # 2.  (Pruning quiet moves whose SEE loses 50 x (reduced depth)^2 searched more
         # nodes too, yet at 25 x it won games: QuietSeePrune.)
         if (not LMR_SHAPE and depth >= LMR_MIN_DEPTH and searched >= 1 + 2 * pv_node
-                and not checked and (ply or ROOT_LMR)):
+                and (not checked or EVASION_PRUNE & 2) and (ply or ROOT_LMR)):
             reducible = quiet and not check_given
             if PRUNE_CHECKS & 1 and not reducible:
                 reducible = quiet or not see_ge(p, m, 0)    # (SEE only for late moves)
@@ -553,11 +563,18 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
                         if mp.pawn_index >= 0:
                             pawn_history_cutoff(&c.hist, p.side, mp.pawn_index, mkey,
                                                 quiet_keys, n_quiets, depth)
+                    capture_history_cutoff(&c.hist, p.side, mkey, captured_type(p, m),
+                                           not quiet, capture_keys, capture_victims,
+                                           n_captures, depth)
                     break
         if quiet and n_quiets < 64:
             quiets_tried[n_quiets] = m
             quiet_keys[n_quiets] = mkey
             n_quiets += 1
+        elif not quiet and n_captures < 32:
+            capture_keys[n_captures] = mkey
+            capture_victims[n_captures] = captured_type(p, m)
+            n_captures += 1
 
     if handed_out == 0:
         # no legal move: lost, in check or not (or, without the excluded move, none
@@ -565,6 +582,8 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         return alpha if excluded else mated_in(ply)
     if excluded:
         return best
+    if HISTORY_EXTRAS & 2 and best_move == 0 and ply:
+        _reward_prior_quiet(c, ply, depth, best, static_eval, checked)
     if best >= beta:
         bound = BOUND_LOWER
     elif pv_node and best > old_alpha:
@@ -580,6 +599,55 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     tt_store(c.tt, e, key, value_to_tt(best, ply), bound, depth, best_move,
              raw_eval if raw_eval > -VALUE_INFINITE else 0)
     return best
+
+
+cdef inline bint _prior_quiet(Context* c, int ply) noexcept nogil:
+    # the move that led here was a real move (no null move) that took nothing
+    cdef int last = state(&c.pos).move
+    return (ply >= 1 and c.move_keys[ply - 1] != NO_PIECE_TO and last != MOVE_NONE
+            and state(&c.pos).captured == EMPTY)
+
+
+cdef inline void _learn_from_eval_change(Context* c, int ply, int static_eval) noexcept nogil:
+    """HistoryExtras bit 1: the quiet move that led here, from a position not in check,
+    rises in its side's butterfly as far as it improved the static score for that side
+    (YaneuraOu's and Stockfish's sizes: (clamp(-(before + now), -214, 171) + 60) x 10)."""
+    cdef int before, diff
+    if static_eval == -VALUE_INFINITE or not _prior_quiet(c, ply):
+        return
+    before = c.static_evals[ply - 1]
+    if before == -VALUE_INFINITE:
+        return
+    diff = -(before + static_eval)
+    diff = (-214 if diff < -214 else (171 if diff > 171 else diff)) + 60
+    butterfly_bonus(&c.hist, 1 - c.pos.side, state(&c.pos).move, diff * 10)
+
+
+cdef inline void _reward_prior_quiet(Context* c, int ply, int depth, int best, int static_eval,
+                                     bint checked) noexcept nogil:
+    """HistoryExtras bit 2: no move here reached alpha, so the opponent's quiet move
+    that led here was a good one: it rises in its continuation histories and butterfly,
+    more the deeper the node and the further below the static scores the search fell
+    (YaneuraOu's bonus, without its terms for the previous node's history and move
+    count)."""
+    cdef int scale, bonus, before
+    if not _prior_quiet(c, ply):
+        return
+    scale = -232 + min(59 * depth, 454)
+    if not checked and best <= static_eval - 110:
+        scale += 145
+    before = c.static_evals[ply - 1]
+    if before != -VALUE_INFINITE and best <= -before - 73:
+        scale += 154
+    if scale <= 0:
+        return
+    bonus = min(135 * depth - 80, 1400) * scale
+    history_cont_bonus(&c.hist, 1 - c.pos.side, c.move_keys[ply - 1],
+                       c.move_keys[ply - 2] if ply >= 2 else NO_PIECE_TO,
+                       c.move_keys[ply - 3] if ply >= 3 else NO_PIECE_TO,
+                       bonus * 221 // 16384)
+    butterfly_bonus(&c.hist, 1 - c.pos.side, state(&c.pos).move,
+                    bonus * 235 // 32768)
 
 
 # ProbCut is off by default (ProbCutMargin 0): at a margin of 200, 15% fewer nodes to
@@ -698,6 +766,17 @@ cdef inline int _prune_move(Context* c, int m, bint quiet, bint check_given, int
     if QUIET_SEE_PRUNE and not see_ge(&c.pos, m, -QUIET_SEE_PRUNE * lmr_depth * lmr_depth):
         return PRUNE_THIS
     return 0
+
+
+cdef inline bint _losing_evasion(Context* c, int m, int depth, int searched) noexcept nogil:
+    """EvasionPrune bit 1: a quiet evasion (an interposition that the checker takes, a
+    king step into an exchange) that loses more than QuietSeePrune x (reduced depth)^2
+    by SEE, as the quiet moves of a node not in check."""
+    cdef int lmr_depth = depth - 1 - LMR_TABLE[depth if depth < 64 else 63][
+        searched + 1 if searched < 63 else 63]
+    if lmr_depth < 0:
+        lmr_depth = 0
+    return QUIET_SEE_PRUNE and not see_ge(&c.pos, m, -QUIET_SEE_PRUNE * lmr_depth * lmr_depth)
 
 
 cdef inline int _late_move_reduction(Context* c, int m, int depth, int searched, int ply,
@@ -886,6 +965,7 @@ cdef void iterate(Context* c, int depth, int multipv) noexcept nogil:
     cdef int k, v, alpha, beta, delta, prev
     c.hist.shape = HISTORY_SHAPE
     c.hist.cont_plies = CONT_PLIES
+    c.hist.capt_hist = CAPTURE_HISTORY
     if c.kp_net != NULL:
         kp_refresh(&c.pos, c.kp_net, &c.kp_acc[0])
     else:
