@@ -20,6 +20,9 @@ cdef enum:
     PAWN_HIST_MAX = 8192         # ... saturating near this
     BUTTERFLY_MAX_SIZED = 7183   # shape 1 (YaneuraOu's sizes): the butterfly's limit ...
     CONT_MAX_SIZED = 30000       # ... and the continuation histories'
+    LOW_PLY = 5                  # the low-ply history covers plies 0..4 ...
+    LOW_PLY_MAX = 7183           # ... saturating near this
+    LOW_PLY_START = 98           # ... and starting each search from this (YaneuraOu's)
     CAPT_HIST_MAX = 10692        # the capture history saturates near this (Stockfish's)
 
 
@@ -36,6 +39,9 @@ cdef struct History:
                                           # quiet moves too and learn from cut-offs (as in
                                           # YaneuraOu's picker); 0: only 1 and 2 back
     int16_t pawn_hist[2][1 << PAWN_HIST_BITS][PIECE_TO]   # [side][pawn placement][piece-to]
+    int low_ply_on                        # 1: quiet moves near the root ordered by the
+                                          # low-ply history too
+    int16_t low_ply[LOW_PLY][88][81]      # [ply][origin][destination], this search only
     int capt_hist                         # 1: captures ordered by the capture history too
     int16_t capt[2][PIECE_TO][16]         # [side][capturing piece-to][victim's type]
     int16_t corr_pawn[2][CORR_SIZE]       # static-score error by pawn placement ...
@@ -156,6 +162,29 @@ cdef inline void butterfly_bonus(History* h, int side, int m, int bonus) noexcep
              BUTTERFLY_MAX_SIZED if h.shape else HISTORY_MAX)
 
 
+cdef inline void low_ply_reset(History* h) noexcept nogil:
+    """A new search: the low-ply history starts again (what was best near the root of
+    the last position says little about this one)."""
+    cdef int i, j, k
+    for i in range(LOW_PLY):
+        for j in range(88):
+            for k in range(81):
+                h.low_ply[i][j][k] = LOW_PLY_START
+
+
+cdef inline int low_ply_score(const History* h, int ply, int m) noexcept nogil:
+    """Quiet move m's ordering bonus at ply from the low-ply history (YaneuraOu's
+    8 x entry / (1 + ply)), 0 beyond LOW_PLY or when off."""
+    if not h.low_ply_on or ply >= LOW_PLY:
+        return 0
+    return 8 * h.low_ply[ply][move_from(m)][move_to(m)] // (1 + ply)
+
+
+cdef inline void _low_ply_update(History* h, int ply, int m, int bonus) noexcept nogil:
+    if h.low_ply_on and ply < LOW_PLY:
+        _gravity16(&h.low_ply[ply][move_from(m)][move_to(m)], bonus * 761 // 1024, LOW_PLY_MAX)
+
+
 cdef inline void history_update(History* h, int side, int m, int key, int prev1, int prev2,
                                 int bonus) noexcept nogil:
     """Reward (bonus > 0) or punish (bonus < 0) quiet move m in every table."""
@@ -204,20 +233,24 @@ cdef inline void history_cutoff(History* h, int side, int m, int key, int prev1,
         bonus = min(128 * depth - 77, 1529) * 806 // 1024
         malus = min(882 * depth - 204, 2122) * 1113 // 1024
         _history_update_sized(h, side, m, key, prev1, prev2, bonus)
+        _low_ply_update(h, ply, m, bonus)
         if h.cont_plies:
             _far_cont_update(h, side, key, prev3, prev4, prev6, bonus, CONT_MAX_SIZED)
         for i in range(n_tried):
             malus = malus * 977 // 1024
             _history_update_sized(h, side, tried[i], tried_keys[i], prev1, prev2, -malus)
+            _low_ply_update(h, ply, tried[i], -malus)
             if h.cont_plies:
                 _far_cont_update(h, side, tried_keys[i], prev3, prev4, prev6, -malus,
                                  CONT_MAX_SIZED)
     else:
         history_update(h, side, m, key, prev1, prev2, bonus)
+        _low_ply_update(h, ply, m, bonus)
         if h.cont_plies:
             _far_cont_update(h, side, key, prev3, prev4, prev6, bonus, HISTORY_MAX)
         for i in range(n_tried):
             history_update(h, side, tried[i], tried_keys[i], prev1, prev2, -bonus)
+            _low_ply_update(h, ply, tried[i], -bonus)
             if h.cont_plies:
                 _far_cont_update(h, side, tried_keys[i], prev3, prev4, prev6, -bonus,
                                  HISTORY_MAX)

@@ -15,7 +15,7 @@ from usi_engine.movegen cimport (GEN_LEGAL, GEN_CAPTURES, GEN_QUIETS, GEN_CHECKS
                                   is_legal)
 from usi_engine.see cimport see_ge, see_value
 from usi_engine.history cimport (History, NO_PIECE_TO, piece_to, quiet_score, far_cont_score,
-                                 capture_history)
+                                 capture_history, low_ply_score)
 from usi_engine.tree cimport Context
 
 cdef enum:
@@ -129,7 +129,8 @@ cdef inline void score_moves(Context* c, const int* moves, int* scores, int n, i
         elif m == counter:
             scores[i] = KEY_KILLER
         else:
-            scores[i] = quiet_score(&c.hist, p.side, m, move_key(p, m), prev1, prev2)
+            scores[i] = (quiet_score(&c.hist, p.side, m, move_key(p, m), prev1, prev2)
+                         + low_ply_score(&c.hist, ply, m))
             if c.hist.cont_plies:
                 scores[i] += far_cont_score(&c.hist, p.side, move_key(p, m),
                                             previous_key(c, ply, 3), previous_key(c, ply, 4),
@@ -369,8 +370,9 @@ cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
             prev1 = previous_key(c, mp.ply, 1)
             prev2 = previous_key(c, mp.ply, 2)
             for k in range(mp.n_captures, mp.n):
-                mp.scores[k] = quiet_score(&c.hist, c.pos.side, mp.moves[k],
-                                           move_key(&c.pos, mp.moves[k]), prev1, prev2)
+                mp.scores[k] = (quiet_score(&c.hist, c.pos.side, mp.moves[k],
+                                            move_key(&c.pos, mp.moves[k]), prev1, prev2)
+                                + low_ply_score(&c.hist, mp.ply, mp.moves[k]))
             if mp.pawn_index >= 0:
                 for k in range(mp.n_captures, mp.n):
                     mp.scores[k] += 2 * c.hist.pawn_hist[c.pos.side][mp.pawn_index][

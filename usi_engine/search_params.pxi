@@ -147,6 +147,8 @@ cdef int HISTORY_EXTRAS         # YaneuraOu's and Stockfish's further history up
                               # butterfly with the change of the static score it caused;
                               # bit 2, a node where no move reached alpha rewards the quiet
                               # move that led to it (continuation histories and butterfly)
+cdef int LOW_PLY_HISTORY        # 1: quiet moves at plies 0..4 ordered by a history of this
+                              # search alone too (YaneuraOu's lowPlyHistory; history.pxd)
 cdef enum:
     SEE_PRUNE_MARGIN = 200    # per ply: captures and checks losing more are pruned (PruneChecks)
 
@@ -216,6 +218,7 @@ TUNABLES = (
     ("EvasionPrune", 0, 0, 3),
     ("CaptureHistory", 0, 0, 1),
     ("HistoryExtras", 0, 0, 3),
+    ("LowPlyHistory", 0, 0, 1),
 )
 
 #: TUNABLES that switch a technique (or pick among variants) rather than set a margin:
@@ -233,7 +236,8 @@ SWITCHES = frozenset({"CorrHist", "CutNodeReduction", "PruneChecks", "QsMate1Pli
                       "SingularMulti", "RootOrder", "TtPvLmr", "HistoryShape",
                       "LmrShape", "NodeShape", "SkipDominated",
                       "PvResearch", "ContPlies", "PawnHistory", "QsPromoteOnly",
-                      "EvasionPrune", "CaptureHistory", "HistoryExtras"})
+                      "EvasionPrune", "CaptureHistory", "HistoryExtras",
+                      "LowPlyHistory"})
 
 # Late-move reductions grow with the log of the depth and of the move number (as in
 # Stockfish-family searches): in shogi the quiet tail, drops included, is long.
@@ -255,7 +259,7 @@ cdef void _init_reductions() noexcept nogil:
                 LMR_BASE_CENTI / 100.0 + log(d) * log(m) * 100.0 / LMR_DIVISOR_CENTI)
 
 
-cdef int* _TUNED[64]             # the global behind each of TUNABLES, in its order
+cdef int* _TUNED[65]             # the global behind each of TUNABLES, in its order
 
 
 cdef void _point_tuned() noexcept nogil:
@@ -323,11 +327,12 @@ cdef void _point_tuned() noexcept nogil:
     _TUNED[61] = &EVASION_PRUNE
     _TUNED[62] = &CAPTURE_HISTORY
     _TUNED[63] = &HISTORY_EXTRAS
+    _TUNED[64] = &LOW_PLY_HISTORY
 
 
 _point_tuned()
 _TUNED_INDEX = {spec[0]: i for i, spec in enumerate(TUNABLES)}
-assert len(TUNABLES) == len(_TUNED_INDEX) == 64
+assert len(TUNABLES) == len(_TUNED_INDEX) == 65
 
 
 def set_search_parameter(name: str, value: int) -> None:

@@ -40,7 +40,7 @@ from usi_engine.see cimport see_ge, see_value
 from usi_engine.history cimport (History, NO_PIECE_TO, CORR_BITS, CORR_LIMIT, piece_to,
                                  quiet_score, history_cutoff, history_cont_bonus,
                                  pawn_history_cutoff, PAWN_HIST_BITS, capture_history_cutoff,
-                                 butterfly_bonus,
+                                 butterfly_bonus, low_ply_reset,
                                  correction_update)
 from usi_engine.tt cimport (TT, TTEntry, BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT,
                             tt_probe, tt_store, tt_prefetch)
@@ -966,6 +966,10 @@ cdef void iterate(Context* c, int depth, int multipv) noexcept nogil:
     c.hist.shape = HISTORY_SHAPE
     c.hist.cont_plies = CONT_PLIES
     c.hist.capt_hist = CAPTURE_HISTORY
+    if depth == 1:
+        c.hist.low_ply_on = LOW_PLY_HISTORY
+        if LOW_PLY_HISTORY:
+            low_ply_reset(&c.hist)
     if c.kp_net != NULL:
         kp_refresh(&c.pos, c.kp_net, &c.kp_acc[0])
     else:
