@@ -216,7 +216,7 @@ TUNABLES = (
     ("PawnHistory", 0, 0, 1),
     ("QsPromoteOnly", 0, 0, 1),
     ("EvasionPrune", 0, 0, 3),
-    ("CaptureHistory", 0, 0, 1),
+    ("CaptureHistory", 1, 0, 1),
     ("HistoryExtras", 0, 0, 3),
     ("LowPlyHistory", 0, 0, 1),
 )
