@@ -146,7 +146,9 @@ cdef int HISTORY_EXTRAS         # YaneuraOu's and Stockfish's further history up
                               # the quiet move that led to a node rises or falls in its
                               # butterfly with the change of the static score it caused;
                               # bit 2, a node where no move reached alpha rewards the quiet
-                              # move that led to it (continuation histories and butterfly)
+                              # move that led to it (continuation histories and butterfly);
+                              # bit 4, the best move of a node that ends between alpha and
+                              # beta is rewarded as a cut-off's
 cdef int LOW_PLY_HISTORY        # 1: quiet moves at plies 0..4 ordered by a history of this
                               # search alone too (YaneuraOu's lowPlyHistory; history.pxd)
 cdef enum:
@@ -217,7 +219,7 @@ TUNABLES = (
     ("QsPromoteOnly", 0, 0, 1),
     ("EvasionPrune", 0, 0, 3),
     ("CaptureHistory", 1, 0, 1),
-    ("HistoryExtras", 0, 0, 3),
+    ("HistoryExtras", 0, 0, 7),
     ("LowPlyHistory", 0, 0, 1),
 )
 

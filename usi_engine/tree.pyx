@@ -584,6 +584,11 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         return best
     if HISTORY_EXTRAS & 2 and best_move == 0 and ply:
         _reward_prior_quiet(c, ply, depth, best, static_eval, checked)
+    if HISTORY_EXTRAS & 4 and best_move and best < beta:
+        # a best move that raised alpha without a cut-off (at a PV node) is rewarded
+        # as a refutation, the other moves tried punished (Stockfish's update_all_stats)
+        _reward_best(c, best_move, ply, depth, prev1, prev2, quiets_tried, quiet_keys,
+                     n_quiets, capture_keys, capture_victims, n_captures)
     if best >= beta:
         bound = BOUND_LOWER
     elif pv_node and best > old_alpha:
@@ -648,6 +653,35 @@ cdef inline void _reward_prior_quiet(Context* c, int ply, int depth, int best, i
                        bonus * 221 // 16384)
     butterfly_bonus(&c.hist, 1 - c.pos.side, state(&c.pos).move,
                     bonus * 235 // 32768)
+
+
+cdef void _reward_best(Context* c, int m, int ply, int depth, int prev1, int prev2,
+                       int* quiets, int* quiet_keys, int n_quiets, int* capture_keys,
+                       int* capture_victims, int n_captures) noexcept nogil:
+    """HistoryExtras bit 4: the histories' update of a cut-off, for the best move of a
+    node that ended between alpha and beta; the tried lists lose the move itself."""
+    cdef Pos* p = &c.pos
+    cdef int mkey = move_key(p, m), victim = captured_type(p, m)
+    cdef bint quiet = is_quiet(p, m)
+    cdef int i, n = 0
+    if quiet:
+        for i in range(n_quiets):
+            if quiets[i] != m:
+                quiets[n] = quiets[i]
+                quiet_keys[n] = quiet_keys[i]
+                n += 1
+        history_cutoff(&c.hist, p.side, m, mkey, prev1, prev2, ply, depth, quiets,
+                       quiet_keys, n, HISTORY_BONUS_SCALE, previous_key(c, ply, 3),
+                       previous_key(c, ply, 4), previous_key(c, ply, 6))
+    else:
+        for i in range(n_captures):
+            if capture_keys[i] != mkey or capture_victims[i] != victim:
+                capture_keys[n] = capture_keys[i]
+                capture_victims[n] = capture_victims[i]
+                n += 1
+        n_captures = n
+    capture_history_cutoff(&c.hist, p.side, mkey, victim, not quiet, capture_keys,
+                           capture_victims, n_captures, depth)
 
 
 # ProbCut is off by default (ProbCutMargin 0): at a margin of 200, 15% fewer nodes to
