@@ -151,6 +151,9 @@ cdef int HISTORY_EXTRAS         # YaneuraOu's and Stockfish's further history up
                               # beta is rewarded as a cut-off's
 cdef int LOW_PLY_HISTORY        # 1: quiet moves at plies 0..4 ordered by a history of this
                               # search alone too (YaneuraOu's lowPlyHistory; history.pxd)
+cdef int CAPTURE_PRUNE          # 1: captures and checks near the leaves pruned as YaneuraOu's
+                              # (futility of the victim plus capture history, SEE below
+                              # -167 x depth; tree.pyx, _prune_capture) instead of PruneChecks
 cdef enum:
     SEE_PRUNE_MARGIN = 200    # per ply: captures and checks losing more are pruned (PruneChecks)
 
@@ -221,6 +224,7 @@ TUNABLES = (
     ("CaptureHistory", 1, 0, 1),
     ("HistoryExtras", 0, 0, 7),
     ("LowPlyHistory", 0, 0, 1),
+    ("CapturePrune", 0, 0, 1),
 )
 
 #: TUNABLES that switch a technique (or pick among variants) rather than set a margin:
@@ -239,7 +243,7 @@ SWITCHES = frozenset({"CorrHist", "CutNodeReduction", "PruneChecks", "QsMate1Pli
                       "LmrShape", "NodeShape", "SkipDominated",
                       "PvResearch", "ContPlies", "PawnHistory", "QsPromoteOnly",
                       "EvasionPrune", "CaptureHistory", "HistoryExtras",
-                      "LowPlyHistory"})
+                      "LowPlyHistory", "CapturePrune"})
 
 # Late-move reductions grow with the log of the depth and of the move number (as in
 # Stockfish-family searches): in shogi the quiet tail, drops included, is long.
@@ -261,7 +265,7 @@ cdef void _init_reductions() noexcept nogil:
                 LMR_BASE_CENTI / 100.0 + log(d) * log(m) * 100.0 / LMR_DIVISOR_CENTI)
 
 
-cdef int* _TUNED[65]             # the global behind each of TUNABLES, in its order
+cdef int* _TUNED[66]             # the global behind each of TUNABLES, in its order
 
 
 cdef void _point_tuned() noexcept nogil:
@@ -330,11 +334,12 @@ cdef void _point_tuned() noexcept nogil:
     _TUNED[62] = &CAPTURE_HISTORY
     _TUNED[63] = &HISTORY_EXTRAS
     _TUNED[64] = &LOW_PLY_HISTORY
+    _TUNED[65] = &CAPTURE_PRUNE
 
 
 _point_tuned()
 _TUNED_INDEX = {spec[0]: i for i, spec in enumerate(TUNABLES)}
-assert len(TUNABLES) == len(_TUNED_INDEX) == 65
+assert len(TUNABLES) == len(_TUNED_INDEX) == 66
 
 
 def set_search_parameter(name: str, value: int) -> None:

@@ -40,7 +40,7 @@ from usi_engine.see cimport see_ge, see_value
 from usi_engine.history cimport (History, NO_PIECE_TO, CORR_BITS, CORR_LIMIT, piece_to,
                                  quiet_score, history_cutoff, history_cont_bonus,
                                  pawn_history_cutoff, PAWN_HIST_BITS, capture_history_cutoff,
-                                 butterfly_bonus, low_ply_reset,
+                                 butterfly_bonus, low_ply_reset, capture_history,
                                  correction_update)
 from usi_engine.tt cimport (TT, TTEntry, BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT,
                             tt_probe, tt_store, tt_prefetch)
@@ -460,7 +460,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
                         mp.skip_quiets = True
                     continue
         elif (ply and (PRUNE_PV or not pv_node) and not checked
-                and (PRUNE_CHECKS & 6 or not check_given)
+                and (PRUNE_CHECKS & 6 or CAPTURE_PRUNE or not check_given)
                 and best > -VALUE_MATE_IN_MAX_PLY):
             pruned = _prune_move(c, m, quiet, check_given, depth, move_number, alpha,
                                  static_eval, improving, ply, pv_node)
@@ -781,6 +781,9 @@ cdef inline int _prune_move(Context* c, int m, bint quiet, bint check_given, int
             and static_eval + CAPTURE_FUTILITY * (depth + 1)
             + piece_value(captured_type(&c.pos, m)) <= alpha):
         return PRUNE_THIS   # even winning its victim leaves this capture far below alpha
+    if (not quiet or check_given) and CAPTURE_PRUNE:
+        return _prune_capture(c, m, quiet, check_given, depth, searched, alpha, static_eval,
+                              ply, pv_node, improving)
     if not quiet or check_given:
         # (with PruneChecks) a capture or check that loses material beyond a margin
         return (PRUNE_THIS if PRUNE_CHECKS & 4 and depth <= 8
@@ -798,6 +801,32 @@ cdef inline int _prune_move(Context* c, int m, bint quiet, bint check_given, int
             and static_eval + FUTILITY_BASE + FUTILITY_PER_DEPTH * lmr_depth <= alpha):
         return PRUNE_REST
     if QUIET_SEE_PRUNE and not see_ge(&c.pos, m, -QUIET_SEE_PRUNE * lmr_depth * lmr_depth):
+        return PRUNE_THIS
+    return 0
+
+
+cdef int _prune_capture(Context* c, int m, bint quiet, bint check_given, int depth,
+                        int searched, int alpha, int static_eval, int ply, bint pv_node,
+                        bint improving) noexcept nogil:
+    """CapturePrune 1, YaneuraOu's pruning of captures and checks near the leaves: a
+    capture (no check) whose victim, with a margin of 218 + 223 per ply of reduced depth
+    and its capture history, cannot lift the static score to alpha, and any capture or
+    check that loses more than 167 per ply (less with a good capture history) by SEE
+    while alpha is not below a draw."""
+    cdef Pos* p = &c.pos
+    cdef int victim = captured_type(p, m)
+    cdef int hist = capture_history(&c.hist, p.side, move_key(p, m), victim)
+    cdef int lmr_depth = depth - 1 - LMR_TABLE[depth if depth < 64 else 63][
+        searched + 1 if searched < 63 else 63]
+    cdef int margin
+    if (not quiet and not check_given and lmr_depth < 7
+            and static_eval + 218 + 223 * lmr_depth + piece_value(victim)
+            + 131 * hist // 1024 <= alpha):
+        return PRUNE_THIS
+    margin = 167 * depth + hist * 34 // 1024
+    if margin < 0:
+        margin = 0
+    if alpha >= 0 and not see_ge(p, m, -margin):
         return PRUNE_THIS
     return 0
 
