@@ -223,7 +223,7 @@ TUNABLES = (
     ("EvasionPrune", 0, 0, 3),
     ("CaptureHistory", 1, 0, 1),
     ("HistoryExtras", 0, 0, 7),
-    ("LowPlyHistory", 0, 0, 1),
+    ("LowPlyHistory", 1, 0, 1),
     ("CapturePrune", 0, 0, 1),
 )
 
