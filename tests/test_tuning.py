@@ -214,7 +214,8 @@ def test_the_quiescence_limits_keep_a_short_tsume_mate():
     ("HistoryShape", 0, 7), ("LmrShape", 1, 7), ("NodeShape", 1, 10),
     ("SkipDominated", 0, 7), ("PvResearch", 0, 7), ("ContPlies", 1, 7),
     ("PawnHistory", 1, 7), ("QsPromoteOnly", 1, 7), ("EvasionPrune", 3, 7),
-    ("CaptureHistory", 0, 7), ("HistoryExtras", 1, 7), ("HistoryExtras", 2, 7), ("HistoryExtras", 4, 7),
+    ("CaptureHistory", 0, 7), ("HistoryExtras", 1, 7), ("HistoryExtras", 2, 7),
+    ("HistoryExtras", 0, 7),
     ("LowPlyHistory", 0, 7), ("CapturePrune", 1, 7)])
 def test_each_technique_switched_from_its_default_changes_the_tree(name, value, depth):
     assert DEFAULTS[name] != value

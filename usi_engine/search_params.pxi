@@ -222,7 +222,7 @@ TUNABLES = (
     ("QsPromoteOnly", 0, 0, 1),
     ("EvasionPrune", 0, 0, 3),
     ("CaptureHistory", 1, 0, 1),
-    ("HistoryExtras", 0, 0, 7),
+    ("HistoryExtras", 4, 0, 7),
     ("LowPlyHistory", 1, 0, 1),
     ("CapturePrune", 0, 0, 1),
 )
