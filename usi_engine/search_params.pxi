@@ -224,7 +224,7 @@ TUNABLES = (
     ("CaptureHistory", 1, 0, 1),
     ("HistoryExtras", 4, 0, 7),
     ("LowPlyHistory", 1, 0, 1),
-    ("CapturePrune", 0, 0, 1),
+    ("CapturePrune", 1, 0, 1),
 )
 
 #: TUNABLES that switch a technique (or pick among variants) rather than set a margin:
