@@ -2,8 +2,9 @@
 #
 # At an interior node not in check the picker hands out, one at a time: the TT move
 # (before anything is generated: it often ends the node by itself), captures and
-# promotions that do not lose material (most valuable victim first), the killers and
-# the counter move, the quiet moves by history (butterfly and continuation), and last
+# promotions that do not lose material (most valuable victim first, moved by the capture
+# history), the killers and the counter move, the quiet moves by history (butterfly,
+# continuation and, near the root, the low-ply history of this search), and last
 # the captures that lose material.  Quiet moves (drops: most of a shogi move list) are
 # generated only when no capture or killer has cut the node off.  At the root and in
 # check every legal move is generated and sorted at once, in the same order.
