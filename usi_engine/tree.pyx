@@ -6,8 +6,8 @@ move ordering (the staged picker of move_picker.pxd, quiet moves sorted once), p
 (reverse futility, null move reduced more the further the static score stands above
 beta, move-count, futility and SEE pruning of moves near the leaves, at PV nodes
 too, captures and checks by YaneuraOu's margins with their capture history), a ply
-less for a PV or cut node without a table move (internal iterative reduction), late-move reductions
-from a log table (quiet moves, checks and losing captures), a mate-in-one test at
+less for a PV or cut node without a table move (internal iterative reduction),
+late-move reductions from a log table (quiet moves, checks and losing captures), a mate-in-one test at
 interior nodes the table has not seen and at quiescence nodes whose stand-pat score
 is below beta, a static score corrected by what searches found for the same
 pawns and hands (correction history), quiescence on
