@@ -7,8 +7,8 @@ move ordering (the staged picker of move_picker.pxd, quiet moves sorted once), p
 beta, move-count, futility and SEE pruning of moves near the leaves, at PV nodes
 too, captures and checks by YaneuraOu's margins with their capture history), a ply
 less for a PV or cut node without a table move (internal iterative reduction),
-late-move reductions from a log table (quiet moves, checks and losing captures), a mate-in-one test at
-interior nodes the table has not seen and at quiescence nodes whose stand-pat score
+late-move reductions from a log table (quiet moves, checks and losing captures), a
+mate-in-one test at interior nodes the table has not seen and at quiescence nodes whose stand-pat score
 is below beta, a static score corrected by what searches found for the same
 pawns and hands (correction history), quiescence on
 captures and pawn promotions with SEE pruning (after two, recaptures and promotions
