@@ -10,10 +10,10 @@ less for a PV or cut node without a table move (internal iterative reduction),
 late-move reductions from a log table (quiet moves, checks and losing captures), a
 mate-in-one test at interior nodes the table has not seen and at quiescence nodes
 whose stand-pat score is below beta, a static score corrected by what searches found
-for the same pawns and hands (correction history), quiescence on captures and pawn promotions with SEE pruning (after two, recaptures and promotions
-only; in check every evasion until one saves the king, then two quiet ones), mate scores
-in plies, and the game rules (repetition, declaration, move limit) as terminal
-values.  `iterate` runs one aspiration-window iteration at the root; workers.pyx
+for the same pawns and hands (correction history), quiescence on captures and pawn
+promotions with SEE pruning (after two, recaptures and promotions only; in check
+every evasion until one saves the king, then two quiet ones), mate scores in plies,
+and the game rules (repetition, declaration, move limit) as terminal values.  `iterate` runs one aspiration-window iteration at the root; workers.pyx
 holds the contexts' lifetime and the lazy-SMP helpers' iterative deepening, and the
 Searcher (search.pyx) drives both.  The tuned parameters (TUNABLES) are in
 search_params.pxi, included here.
