@@ -9,6 +9,8 @@ tree cannot be installed), e.g. the 16-core device machine.
         --games 200 --byoyomi 300 --parallel 15 --out ymat.jsonl
     python bench/parallel_match.py --out ymat.jsonl --summary   # the table again
 
+Time odds: --a-byoyomi gives engine A its own ms a move (e.g. 600 against B's 300).
+
 Game g plays opening g // 2 (from --offset, in file order) of sfen/openings.txt with
 engine A as black when g is even and as white when odd. Both engines get Threads 1,
 USI_Hash 64, NetworkDelay 0 and NetworkDelay2 0 unless an option says otherwise; each
@@ -149,10 +151,11 @@ def _score(words: list[str]) -> int | None:
     return None
 
 
-def play_game(engines: tuple[Engine, Engine], opening: str, byoyomi: int,
+def play_game(engines: tuple[Engine, Engine], opening: str, byoyomi: tuple[int, int],
               margin: int, max_plies: int) -> dict:
-    """engines = (black, white). The record: result '1-0', '0-1' or '1/2', reason,
-    moves after the opening, and per move (mover 0/1, depth, nodes, ms, score)."""
+    """engines = (black, white), byoyomi = each one's ms a move (black's, white's). The
+    record: result '1-0', '0-1' or '1/2', reason, moves after the opening, and per move
+    (mover 0/1, depth, nodes, ms, score)."""
     board = cshogi.Board()
     words = opening.split()
     if words[0] == "startpos":
@@ -181,18 +184,18 @@ def play_game(engines: tuple[Engine, Engine], opening: str, byoyomi: int,
         if board.is_game_over():
             return side_to_move_loses("checkmate")
         side = 0 if board.turn == cshogi.BLACK else 1
-        engine = engines[side]
+        engine, limit = engines[side], byoyomi[side]
         engine.send(" ".join(["position", start, "moves", *opening_moves, *moves]))
         t0 = time.monotonic()
-        engine.send(f"go btime 0 wtime 0 byoyomi {byoyomi}")
+        engine.send(f"go btime 0 wtime 0 byoyomi {limit}")
         try:
-            lines = engine.until("bestmove", (byoyomi + margin) / 1000 + 10)
+            lines = engine.until("bestmove", (limit + margin) / 1000 + 10)
         except EngineFailure as exc:
             return side_to_move_loses(f"engine failure: {exc}")
         ms = round((time.monotonic() - t0) * 1000)
         depth, nodes, score = last_info(lines)
         stats.append((side, depth, nodes, ms, score))
-        if ms > byoyomi + margin:
+        if ms > limit + margin:
             return side_to_move_loses(f"time ({ms} ms)")
         words = lines[-1].split()
         best = words[1] if len(words) > 1 else ""
@@ -300,7 +303,9 @@ def run(args: argparse.Namespace) -> None:
                 continue
             a_black = g % 2 == 0
             opening = openings[(args.offset + g // 2) % len(openings)]
-            record = play_game((a, b) if a_black else (b, a), opening, args.byoyomi,
+            a_ms = args.a_byoyomi or args.byoyomi
+            record = play_game((a, b) if a_black else (b, a), opening,
+                               (a_ms, args.byoyomi) if a_black else (args.byoyomi, a_ms),
                                args.time_margin, args.max_plies)
             record.update(game=g, opening=opening, a_colour="black" if a_black else "white",
                           a_name=a.name, b_name=b.name)
@@ -330,6 +335,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--b-option", action="append", default=[], metavar="NAME=VALUE")
     ap.add_argument("--games", type=int, default=100)
     ap.add_argument("--byoyomi", type=int, default=300, help="ms a move (300)")
+    ap.add_argument("--a-byoyomi", type=int, default=0, metavar="MS",
+                    help="engine A's ms a move, for time odds (default: --byoyomi)")
     ap.add_argument("--parallel", type=int, default=max(1, (os.cpu_count() or 2) - 1),
                     help="games at a time (cores less one)")
     ap.add_argument("--openings", default=str(ROOT / "sfen" / "openings.txt"))

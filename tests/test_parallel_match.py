@@ -31,6 +31,9 @@ FAKE = textwrap.dedent('''
             for m in w[w.index("moves") + 1:] if "moves" in w else []:
                 board.push_usi(m)
         elif w[0] == "go":
+            if len(sys.argv) > 2:
+                with open(sys.argv[2], "a") as log:
+                    log.write(line)
             if mode == "illegal":
                 print("bestmove 5a5a", flush=True)
             else:
@@ -71,6 +74,14 @@ def test_an_illegal_move_loses_for_the_engine_that_played_it(tmp_path, fake):
     records = play(tmp_path, fake("first"), fake("illegal"))
     assert {r["reason"] for r in records} == {"illegal move 5a5a"}
     assert [parallel_match.a_score(r) for r in records] == [1.0, 1.0]
+
+
+def test_time_odds_give_each_engine_its_own_byoyomi(tmp_path, fake):
+    a_log, b_log = tmp_path / "a.log", tmp_path / "b.log"
+    play(tmp_path, f"{fake('first')} {a_log}", f"{fake('first')} {b_log}",
+         "--max-plies", "8", "--a-byoyomi", "250")
+    assert {line.split()[-1] for line in a_log.read_text().splitlines()} == {"250"}
+    assert {line.split()[-1] for line in b_log.read_text().splitlines()} == {"100"}
 
 
 def test_a_rerun_with_the_same_record_file_plays_no_game_again(tmp_path, fake):
