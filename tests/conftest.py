@@ -1,10 +1,19 @@
 """Shared fixtures: the reference suites in sfen/."""
+import signal
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SFEN_DIR = ROOT / "sfen"
+
+# A shell without job control starts a background command (`pytest ... &`, nohup) with
+# SIGINT ignored, and an ignored signal stays ignored in every child it execs, so the
+# engines the Ctrl-C tests start would never see their interrupt.  A handler (not
+# SIG_IGN) here resets to the default in each child, whose Python then turns Ctrl-C into
+# KeyboardInterrupt as it does when started from a terminal.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def read_perft_suite():

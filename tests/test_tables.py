@@ -37,19 +37,24 @@ def test_new_game_forgets_the_search_table():
     assert nodes_of_search(searcher) != reference       # a warm table changes the search
     searcher.new_game()
     assert nodes_of_search(searcher) == reference
-    nodes_of_search(searcher, depth=10)     # enough entries to show in hashfull's sample
+    searcher.search(Position(OPENING), nodes=50_000)    # enough entries for hashfull's sample
     assert searcher.hashfull() > 0
 
 
 def test_new_game_costs_nothing_at_any_size():
+    # clearing 256 MB would take 10 ms or more; the best of three games is timed, as
+    # the first call after the searcher is made pays the page faults of its histories
     searcher = Searcher()
     searcher.set_hash(256)
-    nodes_of_search(searcher, depth=4)
-    searcher.mate_solver().solve(Position(MATE_IN_3))
-    start = time.perf_counter()
-    searcher.new_game()
-    took = time.perf_counter() - start
-    assert took < 0.005 and searcher.hashfull() == 0
+    took = []
+    for _ in range(3):
+        nodes_of_search(searcher, depth=4)
+        searcher.mate_solver().solve(Position(MATE_IN_3))
+        start = time.perf_counter()
+        searcher.new_game()
+        took.append(time.perf_counter() - start)
+        assert searcher.hashfull() == 0
+    assert min(took) < 0.005
 
 
 def test_the_solver_works_inside_the_search_memory():

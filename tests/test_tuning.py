@@ -213,7 +213,7 @@ def test_the_quiescence_limits_keep_a_short_tsume_mate():
     ("RootLmr", 0, 7), ("RootOrder", 1, 7), ("PvLmr", 3, 7), ("TtPvLmr", 2, 7),
     ("HistoryShape", 0, 7), ("LmrShape", 1, 7), ("NodeShape", 1, 10),
     ("SkipDominated", 0, 7), ("PvResearch", 0, 7), ("ContPlies", 1, 7),
-    ("PawnHistory", 1, 7), ("QsPromoteOnly", 1, 7), ("EvasionPrune", 3, 7),
+    ("PawnHistory", 0, 7), ("QsPromoteOnly", 1, 7), ("EvasionPrune", 3, 7),
     ("CaptureHistory", 0, 7), ("HistoryExtras", 1, 7), ("HistoryExtras", 2, 7),
     ("HistoryExtras", 0, 7),
     ("LowPlyHistory", 0, 7), ("CapturePrune", 0, 7)])
@@ -272,6 +272,7 @@ def test_the_yaneuraou_reductions_search_deeper_than_ours_in_the_same_nodes():
         quiet = "l3kg1nl/3sgs1b1/1pn2pppp/r1p6/p2p1PP2/1PP5P/P1NP3P1/2S1R2B1/L2GKGSNL w Pp 28"
         tree.set_search_parameter("HistoryShape", 1)
         tree.set_search_parameter("PvResearch", 0)     # (as when the shape was measured)
+        tree.set_search_parameter("PawnHistory", 0)
         ours = Searcher().search(Position(quiet), nodes=200_000).depth
         tree.set_search_parameter("LmrShape", 1)
         assert Searcher().search(Position(quiet), nodes=200_000).depth > ours
