@@ -756,6 +756,13 @@ cdef enum:
     PRUNE_REST = 2              # ... and every quiet move after it
 
 
+cdef inline int _table_reduced_depth(int depth, int searched) noexcept nogil:
+    """The depth a late move would be searched at after the plain table reduction
+    (LMR_TABLE, by depth and move number; no history), which the pruning rules weigh."""
+    return depth - 1 - LMR_TABLE[depth if depth < 64 else 63][
+        searched + 1 if searched < 63 else 63]
+
+
 cdef inline int _prune_move(Context* c, int m, bint quiet, bint check_given, int depth,
                             int searched, int alpha, int static_eval, bint improving,
                             int ply, bint pv_node) noexcept nogil:
@@ -781,8 +788,7 @@ cdef inline int _prune_move(Context* c, int m, bint quiet, bint check_given, int
             + piece_value(captured_type(&c.pos, m)) <= alpha):
         return PRUNE_THIS   # even winning its victim leaves this capture far below alpha
     if (not quiet or check_given) and CAPTURE_PRUNE:
-        return _prune_capture(c, m, quiet, check_given, depth, searched, alpha, static_eval,
-                              ply, pv_node, improving)
+        return _prune_capture(c, m, quiet, check_given, depth, searched, alpha, static_eval)
     if not quiet or check_given:
         # (with PruneChecks) a capture or check that loses material beyond a margin
         return (PRUNE_THIS if PRUNE_CHECKS & 4 and depth <= 8
@@ -792,8 +798,7 @@ cdef inline int _prune_move(Context* c, int m, bint quiet, bint check_given, int
         lmr_depth = depth - 1 - _late_move_reduction(c, m, depth, searched, ply, pv_node,
                                                      improving)
     else:
-        lmr_depth = depth - 1 - LMR_TABLE[depth if depth < 64 else 63][
-            searched + 1 if searched < 63 else 63]
+        lmr_depth = _table_reduced_depth(depth, searched)
     if lmr_depth < 0:
         lmr_depth = 0
     if (lmr_depth <= FUTILITY_LMR_DEPTH
@@ -805,8 +810,7 @@ cdef inline int _prune_move(Context* c, int m, bint quiet, bint check_given, int
 
 
 cdef int _prune_capture(Context* c, int m, bint quiet, bint check_given, int depth,
-                        int searched, int alpha, int static_eval, int ply, bint pv_node,
-                        bint improving) noexcept nogil:
+                        int searched, int alpha, int static_eval) noexcept nogil:
     """CapturePrune 1, YaneuraOu's pruning of captures and checks near the leaves: a
     capture (no check) whose victim, with a margin of 218 + 223 per ply of reduced depth
     and its capture history, cannot lift the static score to alpha, and any capture or
@@ -815,8 +819,7 @@ cdef int _prune_capture(Context* c, int m, bint quiet, bint check_given, int dep
     cdef Pos* p = &c.pos
     cdef int victim = captured_type(p, m)
     cdef int hist = capture_history(&c.hist, p.side, move_key(p, m), victim)
-    cdef int lmr_depth = depth - 1 - LMR_TABLE[depth if depth < 64 else 63][
-        searched + 1 if searched < 63 else 63]
+    cdef int lmr_depth = _table_reduced_depth(depth, searched)
     cdef int margin
     if (not quiet and not check_given and lmr_depth < 7
             and static_eval + 218 + 223 * lmr_depth + piece_value(victim)
@@ -834,8 +837,7 @@ cdef inline bint _losing_evasion(Context* c, int m, int depth, int searched) noe
     """EvasionPrune bit 1: a quiet evasion (an interposition that the checker takes, a
     king step into an exchange) that loses more than QuietSeePrune x (reduced depth)^2
     by SEE, as the quiet moves of a node not in check."""
-    cdef int lmr_depth = depth - 1 - LMR_TABLE[depth if depth < 64 else 63][
-        searched + 1 if searched < 63 else 63]
+    cdef int lmr_depth = _table_reduced_depth(depth, searched)
     if lmr_depth < 0:
         lmr_depth = 0
     return QUIET_SEE_PRUNE and not see_ge(&c.pos, m, -QUIET_SEE_PRUNE * lmr_depth * lmr_depth)
