@@ -160,6 +160,14 @@ cdef int CAPTURE_PRUNE          # 1: captures and checks near the leaves pruned 
                               # (futility of the victim plus capture history, SEE below
                               # -167 x depth; tree.pyx, _prune_capture) instead of PruneChecks
                               # (1 against 0: +33 Elo [-14, +81] in 200 games, hand-set)
+cdef int QS_SHAPE               # YaneuraOu's quiescence details: bit 1, its results are stored
+                              # as bounds only, never exact (so no node looks like a PV node
+                              # through them); bit 2, the standing score is the table's value
+                              # where its bound allows, and a result above beta is pulled
+                              # halfway to it; bit 4, its futility (static score + 328 + the
+                              # victim, raising the best score to that bound) and SEE pruning
+                              # (below alpha - that base; any capture losing over 73) in
+                              # place of the delta margin and SEE 0 (0: none)
 cdef enum:
     SEE_PRUNE_MARGIN = 200    # per ply: captures and checks losing more are pruned (PruneChecks)
 
@@ -231,6 +239,7 @@ TUNABLES = (
     ("HistoryExtras", 4, 0, 7),
     ("LowPlyHistory", 1, 0, 1),
     ("CapturePrune", 1, 0, 1),
+    ("QsShape", 0, 0, 7),
 )
 
 #: TUNABLES that switch a technique (or pick among variants) rather than set a margin:
@@ -249,7 +258,7 @@ SWITCHES = frozenset({"CorrHist", "CutNodeReduction", "PruneChecks", "QsMate1Pli
                       "LmrShape", "NodeShape", "SkipDominated",
                       "PvResearch", "ContPlies", "PawnHistory", "QsPromoteOnly",
                       "EvasionPrune", "CaptureHistory", "HistoryExtras",
-                      "LowPlyHistory", "CapturePrune"})
+                      "LowPlyHistory", "CapturePrune", "QsShape"})
 
 # Late-move reductions grow with the log of the depth and of the move number (as in
 # Stockfish-family searches): in shogi the quiet tail, drops included, is long.
@@ -271,7 +280,7 @@ cdef void _init_reductions() noexcept nogil:
                 LMR_BASE_CENTI / 100.0 + log(d) * log(m) * 100.0 / LMR_DIVISOR_CENTI)
 
 
-cdef int* _TUNED[66]             # the global behind each of TUNABLES, in its order
+cdef int* _TUNED[67]             # the global behind each of TUNABLES, in its order
 
 
 cdef void _point_tuned() noexcept nogil:
@@ -341,11 +350,12 @@ cdef void _point_tuned() noexcept nogil:
     _TUNED[63] = &HISTORY_EXTRAS
     _TUNED[64] = &LOW_PLY_HISTORY
     _TUNED[65] = &CAPTURE_PRUNE
+    _TUNED[66] = &QS_SHAPE
 
 
 _point_tuned()
 _TUNED_INDEX = {spec[0]: i for i, spec in enumerate(TUNABLES)}
-assert len(TUNABLES) == len(_TUNED_INDEX) == 66
+assert len(TUNABLES) == len(_TUNED_INDEX) == 67
 
 
 def set_search_parameter(name: str, value: int) -> None:

@@ -160,7 +160,7 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
     cdef bint found, check_capture
     cdef TTEntry* e
     cdef TTEntry te
-    cdef int tt_move = 0
+    cdef int tt_move = 0, tt_value = VALUE_NONE, futility_base = 0
     cdef int old_alpha = alpha
     cdef int best_move = 0
     cdef uint64_t key = position_key(p)
@@ -179,6 +179,7 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
         if ((te.gen_bound & 3) == BOUND_EXACT or ((te.gen_bound & 3) == BOUND_LOWER and v >= beta)
                 or ((te.gen_bound & 3) == BOUND_UPPER and v <= alpha)):
             return v
+        tt_value = v
     if checked:
         n = generate(p, moves, GEN_LEGAL)
         if n == 0:
@@ -192,8 +193,13 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
     else:
         raw_eval = static_value(c, ply)
         stand_pat = corrected_value(c, raw_eval)
+        futility_base = stand_pat + 328
+        if (QS_SHAPE & 2 and tt_value != VALUE_NONE and is_mate_score(tt_value) == 0
+                and te.gen_bound & (BOUND_LOWER if tt_value > stand_pat else BOUND_UPPER)):
+            stand_pat = tt_value    # a searched bound on the right side of the static score
         if QS_MATE1_AFTER_STAND_PAT and (stand_pat >= beta or qply >= QSEARCH_MAX_PLIES):
-            return stand_pat        # (a mate would fail high too: no need to look)
+            # (a mate would fail high too: no need to look)
+            return _qs_stand(stand_pat, beta)
         if not found and qply < QS_MATE1_PLIES:
             # a mate in one, which standing pat would not see (drops mate often); a
             # table hit has been through this test already.  Kept: +12 Elo [-35, +60]
@@ -209,7 +215,7 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
                 tt_store(c.tt, e, key, value_to_tt(v, ply), BOUND_EXACT, 0, m, raw_eval)
                 return v
         if stand_pat >= beta or qply >= QSEARCH_MAX_PLIES:
-            return stand_pat
+            return _qs_stand(stand_pat, beta)
         if stand_pat > alpha:
             alpha = stand_pat
         best = stand_pat
@@ -249,15 +255,32 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
             # a bishop or rook promotes at leisure); the rest belong to the main search
             if victim == EMPTY and moved_type(p, m) != PAWN:
                 continue
-            # delta pruning: even winning the piece cannot lift us to alpha
-            if (stand_pat + piece_value(victim) + QS_DELTA_MARGIN < alpha
-                    and not move_is_promotion(m) and not check_capture):
-                continue
-            # (the child's table bucket loads while SEE runs)
-            tt_prefetch(c.tt, pos_key_after(p, m))
-            # a capture that gives up more than it wins
-            if not see_ge(p, m, 0):
-                continue
+            if QS_SHAPE & 4:
+                if move_to(m) != prev_sq and not check_capture:
+                    # YaneuraOu's futility: the bound a pruned capture stands for
+                    # raises the best score (fail-soft)
+                    if futility_base + piece_value(victim) <= alpha:
+                        if futility_base + piece_value(victim) > best:
+                            best = futility_base + piece_value(victim)
+                        continue
+                    if not see_ge(p, m, alpha - futility_base):
+                        v = alpha if alpha < futility_base else futility_base
+                        if v > best:
+                            best = v
+                        continue
+                tt_prefetch(c.tt, pos_key_after(p, m))
+                if not see_ge(p, m, -73):
+                    continue
+            else:
+                # delta pruning: even winning the piece cannot lift us to alpha
+                if (stand_pat + piece_value(victim) + QS_DELTA_MARGIN < alpha
+                        and not move_is_promotion(m) and not check_capture):
+                    continue
+                # (the child's table bucket loads while SEE runs)
+                tt_prefetch(c.tt, pos_key_after(p, m))
+                # a capture that gives up more than it wins
+                if not see_ge(p, m, 0):
+                    continue
         tried += 1
         play_move(c, m, ply)
         v = -qsearch(c, -beta, -alpha, ply + 1, qply + 1)
@@ -272,10 +295,21 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
                 update_pv(c, ply, m)
                 if v >= beta:
                     break
+    if QS_SHAPE & 2 and best > beta and is_mate_score(best) == 0:
+        best = (best + beta) // 2
     tt_store(c.tt, e, key, value_to_tt(best, ply),
-             BOUND_LOWER if best >= beta else (BOUND_EXACT if best > old_alpha else BOUND_UPPER),
+             BOUND_LOWER if best >= beta else (
+                 BOUND_EXACT if best > old_alpha and not QS_SHAPE & 1 else BOUND_UPPER),
              0, best_move, raw_eval)
     return best
+
+
+cdef inline int _qs_stand(int stand_pat, int beta) noexcept nogil:
+    """Quiescence's value when it stands pat at or above beta: pulled halfway to beta
+    with QsShape bit 2 (YaneuraOu's and Stockfish's fail-soft blend), else itself."""
+    if QS_SHAPE & 2 and stand_pat >= beta and is_mate_score(stand_pat) == 0:
+        return (stand_pat + beta) // 2
+    return stand_pat
 
 
 # (Techniques tried and not kept, with their match results: README.md, "Figures".)
