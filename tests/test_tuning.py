@@ -216,7 +216,8 @@ def test_the_quiescence_limits_keep_a_short_tsume_mate():
     ("PawnHistory", 0, 7), ("QsPromoteOnly", 1, 7), ("EvasionPrune", 3, 7),
     ("CaptureHistory", 0, 7), ("HistoryExtras", 1, 7), ("HistoryExtras", 2, 7),
     ("HistoryExtras", 0, 7),
-    ("LowPlyHistory", 0, 7), ("CapturePrune", 0, 7)])
+    ("LowPlyHistory", 0, 7), ("CapturePrune", 0, 7), ("QsShape", 1, 7), ("QsShape", 2, 7),
+    ("QsShape", 4, 7)])
 def test_each_technique_switched_from_its_default_changes_the_tree(name, value, depth):
     assert DEFAULTS[name] != value
     before = nodes_to_depth(depth)
@@ -326,8 +327,8 @@ def test_re_searches_more_histories_and_promotions_only_in_quiescence_keep_a_sho
     assert_finds_the_tsume_mate_and_a_legal_line(pv_depth=10)
 
 
-def test_pruning_evasions_and_more_histories_keep_a_short_tsume_mate_and_a_legal_line():
+def test_pruning_evasions_more_histories_and_yaneuraou_quiescence_keep_a_short_tsume_mate():
     for name, value in (("EvasionPrune", 3), ("CaptureHistory", 1), ("HistoryExtras", 7),
-                        ("LowPlyHistory", 1), ("CapturePrune", 1)):
+                        ("LowPlyHistory", 1), ("CapturePrune", 1), ("QsShape", 7)):
         tree.set_search_parameter(name, value)
     assert_finds_the_tsume_mate_and_a_legal_line(pv_depth=10)
