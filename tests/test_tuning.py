@@ -5,6 +5,7 @@ import io
 import pytest
 
 from usi_engine import kp, search, tree, tuning
+from usi_engine.eval_setup import EvalLoader
 from usi_engine.position import Position, move_to_usi
 from usi_engine.search import Searcher
 from usi_engine.usi import UsiEngine
@@ -22,6 +23,15 @@ def compiled_defaults():
     yield
     for name, value in DEFAULTS.items():
         tree.set_search_parameter(name, value)
+
+
+@pytest.fixture
+def learned_evaluation():
+    """The shipped network, whichever evaluation an earlier test left in place."""
+    was_enabled = kp.enabled()
+    EvalLoader().apply("learned", "")
+    yield
+    kp.set_enabled(was_enabled)
 
 
 def usi_reply(environ_value, monkeypatch, *lines):
@@ -218,7 +228,8 @@ def test_the_quiescence_limits_keep_a_short_tsume_mate():
     ("HistoryExtras", 0, 7),
     ("LowPlyHistory", 0, 7), ("CapturePrune", 0, 7), ("QsShape", 1, 7), ("QsShape", 2, 7),
     ("QsShape", 4, 7)])
-def test_each_technique_switched_from_its_default_changes_the_tree(name, value, depth):
+def test_each_technique_switched_from_its_default_changes_the_tree(name, value, depth,
+                                                                  learned_evaluation):
     assert DEFAULTS[name] != value
     before = nodes_to_depth(depth)
     tree.set_search_parameter(name, value)
