@@ -225,7 +225,7 @@ def test_the_quiescence_limits_keep_a_short_tsume_mate():
     ("SkipDominated", 0, 7), ("PvResearch", 0, 7), ("ContPlies", 1, 7),
     ("PawnHistory", 0, 7), ("QsPromoteOnly", 1, 7), ("EvasionPrune", 3, 7),
     ("CaptureHistory", 0, 7), ("HistoryExtras", 1, 7), ("HistoryExtras", 2, 7),
-    ("HistoryExtras", 0, 7),
+    ("HistoryExtras", 0, 7), ("HistoryExtras", 4, 7),
     ("LowPlyHistory", 0, 7), ("CapturePrune", 0, 7), ("QsShape", 1, 7), ("QsShape", 2, 7),
     ("QsShape", 4, 7)])
 def test_each_technique_switched_from_its_default_changes_the_tree(name, value, depth,
@@ -285,6 +285,7 @@ def test_the_yaneuraou_reductions_search_deeper_than_ours_in_the_same_nodes():
         tree.set_search_parameter("HistoryShape", 1)
         tree.set_search_parameter("PvResearch", 0)     # (as when the shape was measured)
         tree.set_search_parameter("PawnHistory", 0)
+        tree.set_search_parameter("HistoryExtras", 4)
         ours = Searcher().search(Position(quiet), nodes=200_000).depth
         tree.set_search_parameter("LmrShape", 1)
         assert Searcher().search(Position(quiet), nodes=200_000).depth > ours

@@ -152,7 +152,8 @@ cdef int HISTORY_EXTRAS         # YaneuraOu's and Stockfish's further history up
                               # move that led to it (continuation histories and butterfly);
                               # bit 4, the best move of a node that ends between alpha and
                               # beta is rewarded as a cut-off's (4 against 0: +23 Elo [-24,
-                              # +70] in 200 games; 3: -159 [-261, -78] in 70, stopped)
+                              # +70] in 200 games; 3: -159 [-261, -78] in 70, stopped; 6
+                              # against 4: +51 [+5, +98] in 200 games at 100 ms, hand-set)
 cdef int LOW_PLY_HISTORY        # 1: quiet moves at plies 0..4 ordered by a history of this
                               # search alone too (YaneuraOu's lowPlyHistory; history.pxd;
                               # 1 against 0: +30 Elo [-17, +77] in 200 games, hand-set)
@@ -167,7 +168,10 @@ cdef int QS_SHAPE               # YaneuraOu's quiescence details: bit 1, its res
                               # halfway to it; bit 4, its futility (static score + 328 + the
                               # victim, raising the best score to that bound) and SEE pruning
                               # (below alpha - that base; any capture losing over 73) in
-                              # place of the delta margin and SEE 0 (0: none)
+                              # place of the delta margin and SEE 0 (0: none; 7 against 0:
+                              # -2 Elo [-48, +44] in 200 games at 100 ms, hand-set, 0.168
+                              # in 98 against YaneuraOu where 0 scored 0.133; 4: -23
+                              # [-69, +23] in 200)
 cdef enum:
     SEE_PRUNE_MARGIN = 200    # per ply: captures and checks losing more are pruned (PruneChecks)
 
@@ -236,7 +240,7 @@ TUNABLES = (
     ("QsPromoteOnly", 0, 0, 1),
     ("EvasionPrune", 0, 0, 3),
     ("CaptureHistory", 1, 0, 1),
-    ("HistoryExtras", 4, 0, 7),
+    ("HistoryExtras", 6, 0, 7),
     ("LowPlyHistory", 1, 0, 1),
     ("CapturePrune", 1, 0, 1),
     ("QsShape", 0, 0, 7),
