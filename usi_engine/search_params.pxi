@@ -153,7 +153,8 @@ cdef int HISTORY_EXTRAS         # YaneuraOu's and Stockfish's further history up
                               # bit 4, the best move of a node that ends between alpha and
                               # beta is rewarded as a cut-off's (4 against 0: +23 Elo [-24,
                               # +70] in 200 games; 3: -159 [-261, -78] in 70, stopped; 6
-                              # against 4: +51 [+5, +98] in 200 games at 100 ms, hand-set)
+                              # against 4: +51 [+5, +98] in 200 games at 100 ms, hand-set;
+                              # 7 against 6: -67 [-133, -6] in 110, stopped)
 cdef int LOW_PLY_HISTORY        # 1: quiet moves at plies 0..4 ordered by a history of this
                               # search alone too (YaneuraOu's lowPlyHistory; history.pxd;
                               # 1 against 0: +30 Elo [-17, +77] in 200 games, hand-set)
