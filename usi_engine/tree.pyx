@@ -13,9 +13,10 @@ whose stand-pat score is below beta, a static score corrected by what searches f
 for the same pawns and hands (correction history), quiescence on captures and pawn
 promotions with SEE pruning (after two, recaptures and promotions only; in check
 every evasion until one saves the king, then two quiet ones), mate scores in plies,
-and the game rules (repetition, declaration, move limit) as terminal values.  `iterate` runs one aspiration-window iteration at the root; workers.pyx
-holds the contexts' lifetime and the lazy-SMP helpers' iterative deepening, and the
-Searcher (search.pyx) drives both.  The tuned parameters (TUNABLES) are in
+and the game rules (repetition, declaration, move limit) as terminal values.
+`iterate` runs one aspiration-window iteration at the root; workers.pyx holds the
+contexts' lifetime and the lazy-SMP helpers' iterative deepening, and the Searcher
+(search.pyx) drives both.  The tuned parameters (TUNABLES) are in
 search_params.pxi, included here.
 """
 cimport cython
@@ -259,9 +260,10 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
                 if move_to(m) != prev_sq and not check_capture:
                     # YaneuraOu's futility: the bound a pruned capture stands for
                     # raises the best score (fail-soft)
-                    if futility_base + piece_value(victim) <= alpha:
-                        if futility_base + piece_value(victim) > best:
-                            best = futility_base + piece_value(victim)
+                    v = futility_base + piece_value(victim)
+                    if v <= alpha:
+                        if v > best:
+                            best = v
                         continue
                     if not see_ge(p, m, alpha - futility_base):
                         v = alpha if alpha < futility_base else futility_base
