@@ -339,7 +339,7 @@ def test_re_searches_more_histories_and_promotions_only_in_quiescence_keep_a_sho
     assert_finds_the_tsume_mate_and_a_legal_line(pv_depth=10)
 
 
-def test_pruning_evasions_more_histories_and_yaneuraou_quiescence_keep_a_short_tsume_mate():
+def test_evasion_pruning_histories_and_yaneuraou_quiescence_keep_the_mate_and_a_legal_line():
     for name, value in (("EvasionPrune", 3), ("CaptureHistory", 1), ("HistoryExtras", 7),
                         ("LowPlyHistory", 1), ("CapturePrune", 1), ("QsShape", 7)):
         tree.set_search_parameter(name, value)
