@@ -9,7 +9,7 @@ pawn-drop-mate (uchifuzume) rule.
 """
 from usi_engine.types cimport *
 from usi_engine.bitboard cimport *
-from usi_engine.position cimport (Pos, state, pieces, attackers_to, is_attacked,
+from usi_engine.position cimport (Pos, state, pieces, attackers_to, is_attacked, gold_movers,
                                   pinned_pieces, slider_blockers, hand_count,
                                   pos_do_move, pos_undo_move)
 
@@ -175,13 +175,17 @@ cdef int _generate_legal(const Pos* p, int* out, int kind) noexcept nogil:
 
     if ksq >= 0:
         b = usi_tables.step[KING][ksq] & target
+        # (the subset first: the attack test costs more than the rest of a king step)
+        if kind == GEN_CAPTURES:
+            b &= occ
+        elif kind == GEN_QUIETS:
+            b &= ~occ
         occ_without_king = occ ^ bb_square(ksq)
         while b:
             to = bb_pop(&b)
             if not is_attacked(p, them, to, occ_without_king):
-                if _want(kind, False, p.board[to] != EMPTY):
-                    out[n] = make_move(ksq, to, False)
-                    n += 1
+                out[n] = make_move(ksq, to, False)
+                n += 1
         if checkers:
             if bb_more_than_one(checkers):
                 return n
@@ -254,10 +258,71 @@ cdef inline bb_t _near_king(int ek) noexcept nogil:
     return files & ranks
 
 
+cdef inline void _check_squares(const Pos* p, int ek, bb_t* direct,
+                                bb_t sliders_wanted) noexcept nogil:
+    """direct[pt]: the squares from which a piece of ours of type pt would attack the
+    king on ek, that is the king's view as a piece of that type of its own colour.
+    The sliding types are looked at only where sliders_wanted has their bit (1 << pt),
+    and are empty otherwise."""
+    cdef int them = p.side ^ 1
+    cdef int pt
+    cdef bb_t occ = p.occupied
+    cdef bb_t king_step = usi_tables.step[KING][ek]
+    for pt in range(PAWN, DRAGON + 1):
+        direct[pt] = usi_tables.step[make_piece(them, pt)][ek]
+    direct[KING] = 0
+    direct[LANCE] = 0
+    direct[BISHOP] = 0
+    direct[ROOK] = 0
+    direct[HORSE] = 0
+    direct[DRAGON] = 0
+    if sliders_wanted & (1 << LANCE):
+        direct[LANCE] = lance_attacks(them, ek, occ)
+    if sliders_wanted & ((1 << BISHOP) | (1 << HORSE)):
+        direct[BISHOP] = bishop_attacks(ek, occ)
+        direct[HORSE] = direct[BISHOP] | king_step
+    if sliders_wanted & ((1 << ROOK) | (1 << DRAGON)):
+        direct[ROOK] = rook_attacks(ek, occ)
+        direct[DRAGON] = direct[ROOK] | king_step
+
+
+cdef inline int _sliders_in_play(const Pos* p) noexcept nogil:
+    """Bits 1 << pt of the sliding types that the side to move could check with: in
+    hand, on the board, or by promoting a piece it has."""
+    cdef int us = p.side
+    cdef unsigned int h = p.hand[us]
+    cdef bb_t own = p.by_color[us]
+    cdef int bits = 0
+    if hand_count(h, LANCE) or own & p.by_type[LANCE]:
+        bits |= 1 << LANCE
+    if hand_count(h, BISHOP) or own & p.by_type[BISHOP]:
+        bits |= (1 << BISHOP) | (1 << HORSE)
+    elif own & p.by_type[HORSE]:
+        bits |= 1 << HORSE
+    if hand_count(h, ROOK) or own & p.by_type[ROOK]:
+        bits |= (1 << ROOK) | (1 << DRAGON)
+    elif own & p.by_type[DRAGON]:
+        bits |= 1 << DRAGON
+    return bits
+
+
 cdef int _generate_checks(const Pos* p, int* out) noexcept nogil:
     """Legal checking moves when the side to move is not in check (the tsume solver's
     OR nodes): drops onto the squares that see the king, piece moves onto them, and
     moves of a piece that uncovers a slider."""
+    cdef int ek = p.king_sq[p.side ^ 1]
+    cdef bb_t direct[16]
+    if ek < 0:
+        return 0
+    _check_squares(p, ek, direct, -1)
+    return _add_checks(p, out, direct, direct, 0)
+
+
+cdef int _add_checks(const Pos* p, int* out, const bb_t* direct, const bb_t* wanted,
+                     bb_t free_movers) noexcept nogil:
+    """Write the legal checks whose destination is wanted[type after the move], a subset
+    of direct[] (the check squares): every drop and piece move, except that a piece
+    that uncovers a check, or one in free_movers, may land on any square of direct[]."""
     cdef int us = p.side
     cdef int them = us ^ 1
     cdef int ek = p.king_sq[them]
@@ -265,21 +330,14 @@ cdef int _generate_checks(const Pos* p, int* out) noexcept nogil:
     cdef bb_t occ = p.occupied
     cdef bb_t own = p.by_color[us]
     cdef bb_t empty = usi_tables.all & ~occ
-    cdef bb_t direct[16]
-    cdef bb_t b, t, pinned, discoverers
-    cdef int pt, frm, pc, to, n = 0, pawn_sq
+    cdef bb_t b, t, pinned, discoverers, movers
+    cdef int pt, frm, pc, to, n = 0
     cdef unsigned int h = p.hand[us]
-    if ek < 0:
-        return 0
-    # squares from which a piece of ours of each type would attack the king: the
-    # king's view as a piece of that type of the opposite colour
-    for pt in range(PAWN, DRAGON + 1):
-        direct[pt] = piece_attacks(make_piece(them, pt), ek, occ) if pt != KING else 0
     # drops
     for pt in range(PAWN, KING):
         if not hand_count(h, pt):
             continue
-        t = direct[pt] & empty & ~usi_tables.dead[us][pt]
+        t = wanted[pt] & empty & ~usi_tables.dead[us][pt]
         if pt == PAWN and t:
             t = _pawn_drop_squares(p, us, t)
             if t and is_pawn_drop_mate(p, bb_lsb(t)):
@@ -287,11 +345,22 @@ cdef int _generate_checks(const Pos* p, int* out) noexcept nogil:
         while t:
             out[n] = make_drop(pt, bb_pop(&t))
             n += 1
-    # board moves
+    # board moves: the pieces near the king, the sliders, and the pieces that uncover
+    # a check, each only where its wanted squares ask for it
     pinned = pinned_pieces(p, us)
     discoverers = slider_blockers(p, them, us) & own
-    b = own & (_near_king(ek) | discoverers | p.by_type[LANCE] | p.by_type[BISHOP]
-               | p.by_type[ROOK] | p.by_type[HORSE] | p.by_type[DRAGON])
+    movers = discoverers | free_movers
+    if (wanted[PAWN] | wanted[KNIGHT] | wanted[SILVER] | wanted[GOLD] | wanted[PRO_PAWN]
+            | wanted[PRO_LANCE] | wanted[PRO_KNIGHT] | wanted[PRO_SILVER]
+            | wanted[HORSE] | wanted[DRAGON]):
+        movers |= _near_king(ek)
+    if wanted[LANCE] | wanted[PRO_LANCE]:
+        movers |= p.by_type[LANCE]
+    if wanted[BISHOP] | wanted[HORSE]:
+        movers |= p.by_type[BISHOP] | p.by_type[HORSE]
+    if wanted[ROOK] | wanted[DRAGON]:
+        movers |= p.by_type[ROOK] | p.by_type[DRAGON]
+    b = own & movers
     while b:
         frm = bb_pop(&b)
         pc = p.board[frm]
@@ -311,7 +380,10 @@ cdef int _generate_checks(const Pos* p, int* out) noexcept nogil:
                     out[n] = make_move(frm, to, False)
                     n += 1
             continue
-        n = _add_checking_board_moves(p, out, n, frm, pc, t, direct, bb_test(discoverers, frm))
+        n = _add_checking_board_moves(
+            p, out, n, frm, pc, t,
+            direct if bb_test(discoverers | free_movers, frm) else wanted,
+            bb_test(discoverers, frm))
     return n
 
 
@@ -438,13 +510,41 @@ cdef bint has_evasion(const Pos* p) noexcept nogil:
 
 
 cdef int mate_in_one(const Pos* p) noexcept nogil:
-    """A checking move after which the opponent has no reply, or 0."""
+    """A checking move after which the opponent has no reply, or 0.  Exact: it finds a
+    mate whenever there is one.  Not in check, it first finds the squares next to their
+    king that nothing of ours attacks (flights): a check mates only if it covers them
+    all, so most checks are never generated (see _covering_check_squares)."""
     cdef int moves[MAX_MOVES]
+    cdef bb_t direct[16]
+    cdef bb_t wanted[16]
+    cdef int us = p.side
+    cdef int ek = p.king_sq[us ^ 1]
+    cdef bb_t near, occ, flights, openers = 0
+    cdef int n
+    if ek < 0:
+        return 0
+    if state(p).checkers:
+        return _first_mate(p, moves, generate(p, moves, GEN_CHECKS), 0, 0)
+    occ = p.occupied & ~bb_square(ek)
+    near = usi_tables.step[KING][ek] & ~p.by_color[us ^ 1]
+    flights = near & ~_attacked_near(p, us, ek, near, occ)
+    _check_squares(p, ek, direct, _sliders_in_play(p))
+    if flights:
+        _covering_check_squares(p, flights, occ, direct, wanted)
+        openers = _flight_openers(p, flights, occ)
+        n = _add_checks(p, moves, direct, wanted, openers)
+    else:
+        n = _add_checks(p, moves, direct, direct, 0)
+    return _first_mate(p, moves, n, near, flights)
+
+
+cdef inline int _first_mate(const Pos* p, int* moves, int n, bb_t tested,
+                            bb_t free) noexcept nogil:
+    """The first of the checks moves[0:n] that leaves the opponent no reply, or 0.
+    tested and free: the flight squares already looked at, and those found free."""
     cdef Pos* q = <Pos*>p      # moves are played and taken back: p is unchanged on return
-    cdef int n = generate(p, moves, GEN_CHECKS)
     cdef int i
     cdef bint escapes
-    cdef bb_t tested = 0, free = 0     # flight squares looked at so far, and the free ones
     for i in range(n):
         if _king_takes_checker(p, moves[i]):
             continue
@@ -456,6 +556,105 @@ cdef int mate_in_one(const Pos* p) noexcept nogil:
         if not escapes:
             return moves[i]
     return 0
+
+
+cdef inline bb_t _attacked_near(const Pos* p, int us, int ek, bb_t squares,
+                               bb_t occ) noexcept nogil:
+    """The squares of `squares` (next to the king on ek) that a piece of us attacks
+    through occupancy occ.  The sliders go first, each only if it stands on a line
+    through the king's neighbourhood; then the step attackers of what is left."""
+    cdef int them = us ^ 1
+    cdef bb_t own = p.by_color[us]
+    cdef bb_t attacked = 0
+    cdef bb_t sliders = own & (p.by_type[LANCE] | p.by_type[BISHOP] | p.by_type[ROOK]
+                               | p.by_type[HORSE] | p.by_type[DRAGON])
+    cdef bb_t golds, kings, rest
+    cdef int s, f, pt, df, dr
+    while sliders:
+        s = bb_pop(&sliders)
+        pt = piece_type(p.board[s])
+        df = square_file(s) - square_file(ek)
+        dr = square_rank(s) - square_rank(ek)
+        if pt == LANCE:
+            if not -1 <= df <= 1:
+                continue
+        elif pt == ROOK:
+            if not (-1 <= df <= 1 or -1 <= dr <= 1):
+                continue
+        elif pt == DRAGON:
+            if not (-1 <= df <= 1 or -1 <= dr <= 1 or (-2 <= df <= 2 and -2 <= dr <= 2)):
+                continue
+        elif not (-2 <= df + dr <= 2 or -2 <= df - dr <= 2):
+            continue        # bishop or horse (whose steps reach no farther)
+        attacked |= piece_attacks(p.board[s], s, occ) & squares
+    rest = squares & ~attacked
+    if not rest:
+        return attacked
+    golds = own & gold_movers(p)
+    kings = own & (p.by_type[KING] | p.by_type[HORSE] | p.by_type[DRAGON])
+    while rest:
+        f = bb_pop(&rest)
+        if ((usi_tables.step[make_piece(them, PAWN)][f] & own & p.by_type[PAWN])
+                or (usi_tables.step[make_piece(them, KNIGHT)][f] & own & p.by_type[KNIGHT])
+                or (usi_tables.step[make_piece(them, SILVER)][f] & own & p.by_type[SILVER])
+                or (usi_tables.step[make_piece(them, GOLD)][f] & golds)
+                or (usi_tables.step[KING][f] & kings)):
+            attacked |= bb_square(f)
+    return attacked
+
+
+cdef inline void _covering_check_squares(const Pos* p, bb_t flights, bb_t occ,
+                                         const bb_t* direct, bb_t* wanted) noexcept nogil:
+    """wanted[pt]: the check squares of direct[pt] from which a piece of type pt would
+    also attack every flight (occ: the board without their king, whose flight along
+    the line of a slider's check stays attacked).  A check by a drop, or by a piece
+    that opens no line onto a flight, covers the flights only from such a square: the
+    move adds no other attack on them, and its destination cannot be a flight, where
+    nothing would guard it from the king.  (A slider that moves off the line from a
+    flight was attacking it already, so the square it leaves never matters.)"""
+    cdef int them = p.side ^ 1
+    cdef int pt, f
+    cdef bb_t gold, slide
+    for pt in range(PAWN, DRAGON + 1):
+        wanted[pt] = direct[pt] & ~flights
+    while flights:
+        f = bb_pop(&flights)
+        wanted[PAWN] &= usi_tables.step[make_piece(them, PAWN)][f]
+        wanted[KNIGHT] &= usi_tables.step[make_piece(them, KNIGHT)][f]
+        wanted[SILVER] &= usi_tables.step[make_piece(them, SILVER)][f]
+        gold = usi_tables.step[make_piece(them, GOLD)][f]
+        wanted[GOLD] &= gold
+        for pt in range(PRO_PAWN, PRO_SILVER + 1):
+            wanted[pt] &= gold
+        if wanted[LANCE]:
+            wanted[LANCE] &= lance_attacks(them, f, occ)
+        if wanted[BISHOP] | wanted[HORSE]:
+            slide = bishop_attacks(f, occ)
+            wanted[BISHOP] &= slide
+            wanted[HORSE] &= slide | usi_tables.step[KING][f]
+        if wanted[ROOK] | wanted[DRAGON]:
+            slide = rook_attacks(f, occ)
+            wanted[ROOK] &= slide
+            wanted[DRAGON] &= slide | usi_tables.step[KING][f]
+
+
+cdef inline bb_t _flight_openers(const Pos* p, bb_t flights, bb_t occ) noexcept nogil:
+    """Our pieces that alone stand between one of our sliders and a flight: moving
+    one may cover the flight through the line it opens."""
+    cdef int us = p.side
+    cdef bb_t sliders, b, result = 0
+    cdef int f, s
+    while flights:
+        f = bb_pop(&flights)
+        sliders = ((rook_attacks(f, 0) & (p.by_type[ROOK] | p.by_type[DRAGON]))
+                   | (bishop_attacks(f, 0) & (p.by_type[BISHOP] | p.by_type[HORSE]))
+                   | (lance_attacks(us ^ 1, f, 0) & p.by_type[LANCE])) & p.by_color[us]
+        while sliders:
+            s = bb_pop(&sliders)
+            b = usi_tables.between[f][s] & occ
+            if b and not bb_more_than_one(b):
+                result |= b
+    return result & p.by_color[us]
 
 
 cdef inline bint _king_steps_away(const Pos* p, int m, bb_t* tested,

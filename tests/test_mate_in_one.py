@@ -1,0 +1,57 @@
+"""Position.mate_in_one: exact (a mate whenever one exists, only a mating move) while
+it skips most checks by the flights that a mate must cover.  The wide differential
+test is tests/test_generators.py; these positions pin the cases of that shortcut that
+are easy to get wrong.  Each was found by a build that got it wrong."""
+from __future__ import annotations
+
+import pytest
+
+from usi_engine import Position, move_to_usi
+
+# (position, the mating move) where the mate covers the king's flight behind it along
+# the checking line: seen only with the king lifted off the board
+FLIGHT_BEHIND_THE_KING = [
+    ("lnss+R3l/2kn3g1/pppp4p/4p1Pp1/5G3/P7P/1PGPP+r3/3K5/LNS2s3 w 2BNPgl4p 78", "4g5h"),
+    ("ln1gk3l/3s1sg2/p1Np1pn2/4p1K1p/6Pp1/2S2Pp1P/P1G1P2P1/5SG2/LN6L w R2B3Pr2p 50", "R*4d"),
+    ("lnbs5/7gl/pppp1g3/5pp1p/PPn1L4/1S2p3P/2PPk2S1/2K5L/1N1g5 w RBGSNr5p 218", "R*6h"),
+]
+
+# a check whose piece leaves a line open, so that a slider of ours covers a flight
+OPENS_A_LINE_ONTO_A_FLIGHT = ("1s1g5/1r5sl/l+L1ppGnpk/4+b2+rp/1K7/3P5/2+n1S4/9/4G4 w S4Pbg2nl9p 112", "5d7f")
+
+
+def mating_moves(pos: Position) -> list[str]:
+    """Every legal move after which the opponent is checkmated (brute force)."""
+    found = []
+    for m in pos.legal_moves():
+        pos.push(m)
+        if pos.is_checkmate():
+            found.append(move_to_usi(m))
+        pos.pop()
+    return found
+
+
+@pytest.mark.parametrize("sfen, mate", FLIGHT_BEHIND_THE_KING)
+def test_mate_covering_the_flight_behind_the_king_is_found(sfen, mate):
+    pos = Position("sfen " + sfen)
+    assert mate in mating_moves(pos)
+    assert move_to_usi(pos.mate_in_one()) in mating_moves(pos)
+
+
+def test_mate_whose_move_opens_a_line_onto_a_flight_is_found():
+    sfen, mate = OPENS_A_LINE_ONTO_A_FLIGHT
+    pos = Position("sfen " + sfen)
+    assert mating_moves(pos) == [mate]
+    assert move_to_usi(pos.mate_in_one()) == mate
+
+
+def test_no_mate_means_zero():
+    pos = Position("startpos")
+    assert mating_moves(pos) == [] and pos.mate_in_one() == 0
+
+
+def test_mate_in_one_leaves_the_position_unchanged():
+    sfen, _ = OPENS_A_LINE_ONTO_A_FLIGHT
+    pos = Position("sfen " + sfen)
+    pos.mate_in_one()
+    assert pos.sfen() == sfen
