@@ -8,7 +8,7 @@ cdef extern from "bitboard.h" nogil:
     # never convert to a Python object.
     ctypedef unsigned long long bb_t
     ctypedef struct usi_tables_t:
-        bb_t ray[8][81]
+        bb_t ray[8][82]
         bb_t step[32][81]
         bb_t between[81][81]
         bb_t line[81][81]
@@ -153,19 +153,16 @@ cdef inline void init_tables() noexcept nogil:
 
 cdef inline bb_t ray_up_index(int d, int sq, bb_t occ) noexcept nogil:
     """Slide from sq in a direction that increases the index, stopping at the first
-    occupied square (included)."""
+    occupied square (included).  Branch-free: with nothing in the way the lowest bit
+    is the one past the board, whose ray is empty."""
     cdef bb_t r = usi_tables.ray[d][sq]
-    cdef bb_t b = r & occ
-    if b:
-        r ^= usi_tables.ray[d][bb_lsb(b)]
-    return r
+    return r ^ usi_tables.ray[d][bb_lsb((r & occ) | bb_square(SQUARE_NB))]
 
 cdef inline bb_t ray_down_index(int d, int sq, bb_t occ) noexcept nogil:
+    """The same toward lower indices: with nothing in the way the highest bit is square
+    0, from which no ray leads to a lower index."""
     cdef bb_t r = usi_tables.ray[d][sq]
-    cdef bb_t b = r & occ
-    if b:
-        r ^= usi_tables.ray[d][bb_msb(b)]
-    return r
+    return r ^ usi_tables.ray[d][bb_msb((r & occ) | 1)]
 
 cdef inline bb_t lance_attacks(int color, int sq, bb_t occ) noexcept nogil:
     if color == BLACK:
