@@ -161,7 +161,9 @@ cdef int LOW_PLY_HISTORY        # 1: quiet moves at plies 0..4 ordered by a hist
 cdef int CAPTURE_PRUNE          # 1: captures and checks near the leaves pruned as YaneuraOu's
                               # (futility of the victim plus capture history, SEE below
                               # -167 x depth; tree.pyx, _prune_capture) instead of PruneChecks
-                              # (1 against 0: +33 Elo [-14, +81] in 200 games, hand-set)
+                              # (1 against 0: +33 Elo [-14, +81] in 200 games, hand-set);
+                              # 2: the SEE rule at any alpha, not only from a draw up
+                              # (Stockfish's guard is for a stalemate, which shogi lacks)
 cdef int QS_SHAPE               # YaneuraOu's quiescence details: bit 1, its results are stored
                               # as bounds only, never exact (so no node looks like a PV node
                               # through them); bit 2, the standing score is the table's value
@@ -243,7 +245,7 @@ TUNABLES = (
     ("CaptureHistory", 1, 0, 1),
     ("HistoryExtras", 6, 0, 7),
     ("LowPlyHistory", 1, 0, 1),
-    ("CapturePrune", 1, 0, 1),
+    ("CapturePrune", 1, 0, 2),
     ("QsShape", 0, 0, 7),
 )
 

@@ -851,7 +851,7 @@ cdef int _prune_capture(Context* c, int m, bint quiet, bint check_given, int dep
     capture (no check) whose victim, with a margin of 218 + 223 per ply of reduced depth
     and its capture history, cannot lift the static score to alpha, and any capture or
     check that loses more than 167 per ply (less with a good capture history) by SEE
-    while alpha is not below a draw."""
+    while alpha is not below a draw (CapturePrune 2: whatever alpha is)."""
     cdef Pos* p = &c.pos
     cdef int victim = captured_type(p, m)
     cdef int hist = capture_history(&c.hist, p.side, move_key(p, m), victim)
@@ -864,7 +864,9 @@ cdef int _prune_capture(Context* c, int m, bint quiet, bint check_given, int dep
     margin = 167 * depth + hist * 34 // 1024
     if margin < 0:
         margin = 0
-    if alpha >= 0 and not see_ge(p, m, -margin):
+    # (alpha >= 0: YaneuraOu's reading of Stockfish's guard for a stalemate sacrifice,
+    # which shogi does not have; CapturePrune 2 prunes as Stockfish does, at any alpha)
+    if (alpha >= 0 or CAPTURE_PRUNE == 2) and not see_ge(p, m, -margin):
         return PRUNE_THIS
     return 0
 
