@@ -327,6 +327,32 @@ def run(args: argparse.Namespace) -> None:
         t.join()
 
 
+def phase_table(records: list[dict], plies: int = 20, phases: int = 6) -> str:
+    """Each engine's mean depth and nodes a move by game phase: its moves among the
+    game's first `plies` plies, the next `plies`, ..., the last phase taking the rest
+    (the plies counted after the opening).  Shows where one search falls behind the
+    other's depth as the game goes on."""
+    table: dict[tuple[str, int], list] = {}
+    for r in records:
+        for i, s in enumerate(r["stats"]):
+            who = "A" if (s[0] == 0) == (r["a_colour"] == "black") else "B"
+            table.setdefault((who, min(i // plies, phases - 1)), []).append(s)
+    lines = []
+    for phase in range(phases):
+        cells = []
+        for who in ("A", "B"):
+            moves = table.get((who, phase), [])
+            if moves:
+                cells.append(f"{who} {len(moves)} moves, depth "
+                             f"{sum(m[1] for m in moves) / len(moves):.1f}, nodes "
+                             f"{sum(m[2] for m in moves) / len(moves):,.0f}")
+        if cells:
+            span = (f"{phase * plies}-{(phase + 1) * plies - 1}" if phase < phases - 1
+                    else f"{phase * plies}+")
+            lines.append(f"plies {span}: " + "; ".join(cells))
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--a", help="engine A's command (a shell command line)")
@@ -348,6 +374,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="start no game after this many seconds (games under way finish)")
     ap.add_argument("--out", required=True, help="JSON lines, one a game (appended)")
     ap.add_argument("--summary", action="store_true", help="print the summary of --out and exit")
+    ap.add_argument("--phases", action="store_true",
+                    help="with --summary: also each engine's depth and nodes by game phase")
     args = ap.parse_args(argv)
     if not args.summary:
         if not args.a or not args.b:
@@ -355,6 +383,8 @@ def main(argv: list[str] | None = None) -> int:
         run(args)
     records = list(load_done(Path(args.out)).values())
     print(summary(records) if records else "no game recorded")
+    if records and args.phases:
+        print(phase_table(records))
     return 0
 
 
