@@ -271,19 +271,17 @@ cdef inline void _check_squares(const Pos* p, int ek, bb_t* direct,
     for pt in range(PAWN, DRAGON + 1):
         direct[pt] = usi_tables.step[make_piece(them, pt)][ek]
     direct[KING] = 0
-    direct[LANCE] = 0
-    direct[BISHOP] = 0
-    direct[ROOK] = 0
-    direct[HORSE] = 0
-    direct[DRAGON] = 0
-    if sliders_wanted & (1 << LANCE):
-        direct[LANCE] = lance_attacks(them, ek, occ)
+    direct[LANCE] = lance_attacks(them, ek, occ) if sliders_wanted & (1 << LANCE) else 0
     if sliders_wanted & ((1 << BISHOP) | (1 << HORSE)):
         direct[BISHOP] = bishop_attacks(ek, occ)
         direct[HORSE] = direct[BISHOP] | king_step
+    else:
+        direct[BISHOP] = direct[HORSE] = 0
     if sliders_wanted & ((1 << ROOK) | (1 << DRAGON)):
         direct[ROOK] = rook_attacks(ek, occ)
         direct[DRAGON] = direct[ROOK] | king_step
+    else:
+        direct[ROOK] = direct[DRAGON] = 0
 
 
 cdef inline int _sliders_in_play(const Pos* p) noexcept nogil:
