@@ -857,7 +857,9 @@ cdef int _prune_capture(Context* c, int m, bint quiet, bint check_given, int dep
     cdef int hist = capture_history(&c.hist, p.side, move_key(p, m), victim)
     cdef int lmr_depth = _table_reduced_depth(depth, searched)
     cdef int margin
-    if (not quiet and not check_given and lmr_depth < 7
+    # (a promotion that captures nothing is not judged by its victim: a bishop that
+    # promotes onto a fork was pruned so, after its capture history had sunk)
+    if (not quiet and not check_given and lmr_depth < 7 and victim != EMPTY
             and static_eval + 218 + 223 * lmr_depth + piece_value(victim)
             + 131 * hist // 1024 <= alpha):
         return PRUNE_THIS
