@@ -17,7 +17,8 @@ FLIGHT_BEHIND_THE_KING = [
 ]
 
 # a check whose piece leaves a line open, so that a slider of ours covers a flight
-OPENS_A_LINE_ONTO_A_FLIGHT = ("1s1g5/1r5sl/l+L1ppGnpk/4+b2+rp/1K7/3P5/2+n1S4/9/4G4 w S4Pbg2nl9p 112", "5d7f")
+OPENS_A_LINE_ONTO_A_FLIGHT = (
+    "1s1g5/1r5sl/l+L1ppGnpk/4+b2+rp/1K7/3P5/2+n1S4/9/4G4 w S4Pbg2nl9p 112", "5d7f")
 
 
 def mating_moves(pos: Position) -> list[str]:

@@ -9,8 +9,8 @@ pawn-drop-mate (uchifuzume) rule.
 """
 from usi_engine.types cimport *
 from usi_engine.bitboard cimport *
-from usi_engine.position cimport (Pos, state, pieces, attackers_to, is_attacked, gold_movers,
-                                  pinned_pieces, slider_blockers, hand_count,
+from usi_engine.position cimport (Pos, state, pieces, attackers_to, is_attacked,
+                                  gold_movers, pinned_pieces, slider_blockers, hand_count,
                                   pos_do_move, pos_undo_move)
 
 init_tables()
