@@ -339,9 +339,13 @@ cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
             if mp.skip_dominated:
                 mp.n = mp.n_captures = drop_dominated(&c.pos, mp.moves, mp.n)
             for k in range(mp.n):
-                mp.scores[k] = capture_key(&c.pos, mp.moves[k], True) + capture_history(
-                    &c.hist, c.pos.side, move_key(&c.pos, mp.moves[k]),
-                    captured_type(&c.pos, mp.moves[k]))
+                mp.scores[k] = capture_key(&c.pos, mp.moves[k], True)
+                # (a promotion that captures nothing keeps its place by its gain: a
+                # sunk capture history put it behind every quiet move)
+                if captured_type(&c.pos, mp.moves[k]) != EMPTY:
+                    mp.scores[k] += capture_history(
+                        &c.hist, c.pos.side, move_key(&c.pos, mp.moves[k]),
+                        captured_type(&c.pos, mp.moves[k]))
             mp.cur = 0
             mp.stage = STAGE_GOOD_CAPTURES
         elif mp.stage == STAGE_GOOD_CAPTURES:
