@@ -22,20 +22,26 @@ from libc.stdlib cimport calloc, free
 from libc.string cimport memset
 
 from usi_engine.types cimport MAX_MOVES
-from usi_engine.position cimport Position, pos_copy, pos_reserve
+from usi_engine.position cimport Position, pos_copy, pos_reserve, position_key
 from usi_engine.movegen cimport GEN_LEGAL, generate, drop_dominated
-from usi_engine.tt cimport (TT, HashMemory, WRITER_SEARCH, WRITER_MATE, tt_attach,
-                            tt_new_game, tt_new_search, tt_hashfull)
+from usi_engine.tt cimport (TT, TTEntry, HashMemory, WRITER_SEARCH, WRITER_MATE, tt_attach,
+                            tt_new_game, tt_new_search, tt_hashfull, tt_probe)
 from usi_engine.atomics cimport atomic_load_int, atomic_load_i64, atomic_store_i64, monotonic_ns
 from usi_engine.control cimport (ctl_stop, ctl_clear_stop, ctl_start, ctl_deadline_after,
                                  ctl_raise_pending, ctl_elapsed_ms)
 from usi_engine.kp cimport kp_active_net
 from usi_engine.tree cimport (MAX_PLY, MAX_ROOT_MOVES, VALUE_INFINITE, VALUE_MATE,
                               VALUE_MATE_IN_MAX_PLY, NO_DEADLINE, RootMove, Context, iterate,
-                              skips_dominated)
+                              skips_dominated, value_from_tt)
 from usi_engine.workers cimport (helper_search, new_context, free_context, forget_history,
                                  prepare_helper)
 from usi_engine.history cimport NO_PIECE_TO, quiet_score
+from usi_engine.see cimport see_ge, see_value
+from usi_engine.bitboard cimport init_tables
+
+# (each extension holds its own copy of the attack tables: the test hooks below run
+# the picker and SEE here, not in tree's copy)
+init_tables()
 from usi_engine.move_picker cimport MovePicker, picker_init, next_move, is_quiet, move_key
 
 
@@ -511,6 +517,42 @@ cdef class Searcher:
                             score_mate=fields.get("score_mate"), depth=completed,
                             seldepth=max(seldepth, completed), nodes=self._total_nodes(),
                             time_ms=self._elapsed_ms(), pv=pv)
+
+
+def _see_ge(Position position, int move, int threshold) -> bool:
+    """Test hook: whether `move` wins at least `threshold` by static exchange (SEE's
+    own values: `_see_value`).
+
+    >>> _see_ge(Position(), Position().parse_usi("7g7f"), 0)
+    True
+    """
+    return see_ge(&position.pos, move, threshold)
+
+
+def _see_value(int piece_type) -> int:
+    """Test hook: what static exchange counts a piece of this type (types.pxd) as."""
+    if not 0 <= piece_type < 16:
+        raise ValueError("piece type out of range: {}".format(piece_type))
+    return see_value(piece_type)
+
+
+def _table_entry(Searcher searcher, Position position):
+    """Trace hook: the table's entry for `position` after a search, as (move, value,
+    depth, bound) with bound 1 upper, 2 lower, 3 exact; None where there is none.
+    Values are as stored at ply 0 (a mate score counts from this position).
+
+    >>> s = Searcher(); r = s.search(Position(), depth=4)
+    >>> _table_entry(s, Position())[0] == r.best
+    True
+    """
+    cdef bint found
+    cdef TTEntry te
+    if searcher.tt.table == NULL:
+        return None
+    tt_probe(&searcher.tt, position_key(&position.pos), &found, &te)
+    if not found:
+        return None
+    return (te.move, value_from_tt(te.value, 0), te.depth - 1, te.gen_bound & 3)
 
 
 cdef int _filter_moves(int* moves, int n, set allowed):

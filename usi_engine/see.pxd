@@ -10,13 +10,15 @@ from usi_engine.position cimport Pos, attackers_to
 
 cdef extern from *:
     """
-    /* board value + hand value of the unpromoted piece, by piece type (0..15) */
+    /* board value + hand value of the unpromoted piece, by piece type (types.pxd:
+       pawn 1, lance 2, knight 3, silver 4, bishop 5, rook 6, gold 7, king 8, then
+       the promoted pawn .. silver 9-12, horse 13, dragon 14) */
     static const int USI_SEE_VALUE[16] = {
-        0, 195, 650, 835, 1020, 1110, 1755, 2035, 30000,
-        645, 875, 970, 1065, 0, 1845, 2440};
-    /* capturers tried cheapest first */
+        0, 195, 650, 835, 1020, 1755, 2035, 1110, 30000,
+        645, 875, 970, 1065, 1845, 2440, 0};
+    /* capturers tried cheapest first: P +P L N +L +N S +S G B +B R +R K */
     static const int USI_SEE_ORDER[14] = {
-        1, 9, 2, 3, 10, 11, 4, 12, 5, 6, 13, 7, 14, 8};
+        1, 9, 2, 3, 10, 11, 4, 12, 7, 5, 13, 6, 14, 8};
     """
     const int USI_SEE_VALUE[16]
     const int USI_SEE_ORDER[14]
