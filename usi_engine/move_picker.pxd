@@ -327,7 +327,7 @@ cdef inline int _next_special(MovePicker* mp, Context* c) noexcept nogil:
 
 cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
     """The next move to search at this node, or 0 when there is none left."""
-    cdef int m, k, prev1, prev2, prev3, prev4, prev6
+    cdef int m, k, victim, prev1, prev2, prev3, prev4, prev6
     cdef bb_t by_pawn, by_minor
     while True:
         if mp.stage == STAGE_TT:
@@ -342,10 +342,10 @@ cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
                 mp.scores[k] = capture_key(&c.pos, mp.moves[k], True)
                 # (a promotion that captures nothing keeps its place by its gain: a
                 # sunk capture history put it behind every quiet move)
-                if captured_type(&c.pos, mp.moves[k]) != EMPTY:
+                victim = captured_type(&c.pos, mp.moves[k])
+                if victim != EMPTY:
                     mp.scores[k] += capture_history(
-                        &c.hist, c.pos.side, move_key(&c.pos, mp.moves[k]),
-                        captured_type(&c.pos, mp.moves[k]))
+                        &c.hist, c.pos.side, move_key(&c.pos, mp.moves[k]), victim)
             mp.cur = 0
             mp.stage = STAGE_GOOD_CAPTURES
         elif mp.stage == STAGE_GOOD_CAPTURES:

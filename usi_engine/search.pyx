@@ -38,11 +38,11 @@ from usi_engine.workers cimport (helper_search, new_context, free_context, forge
 from usi_engine.history cimport NO_PIECE_TO, quiet_score
 from usi_engine.see cimport see_ge, see_value
 from usi_engine.bitboard cimport init_tables
+from usi_engine.move_picker cimport MovePicker, picker_init, next_move, is_quiet, move_key
 
 # (each extension holds its own copy of the attack tables: the test hooks below run
 # the picker and SEE here, not in tree's copy)
 init_tables()
-from usi_engine.move_picker cimport MovePicker, picker_init, next_move, is_quiet, move_key
 
 
 cdef void _report_progress(void* owner) noexcept with gil:
