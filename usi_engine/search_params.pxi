@@ -175,6 +175,9 @@ cdef int QS_SHAPE               # YaneuraOu's quiescence details: bit 1, its res
                               # -2 Elo [-48, +44] in 200 games at 100 ms, hand-set, 0.168
                               # in 98 against YaneuraOu where 0 scored 0.133; 4: -23
                               # [-69, +23] in 200)
+cdef int CAPTURE_GAIN           # what futility counts a capture's victim as worth: 0, its
+                              # board value (as YaneuraOu and Stockfish); 1, what the capture
+                              # gains, board and hand value (SEE's value)
 cdef enum:
     SEE_PRUNE_MARGIN = 200    # per ply: captures and checks losing more are pruned (PruneChecks)
 
@@ -247,6 +250,7 @@ TUNABLES = (
     ("LowPlyHistory", 1, 0, 1),
     ("CapturePrune", 1, 0, 2),
     ("QsShape", 0, 0, 7),
+    ("CaptureGain", 0, 0, 1),
 )
 
 #: TUNABLES that switch a technique (or pick among variants) rather than set a margin:
@@ -265,7 +269,8 @@ SWITCHES = frozenset({"CorrHist", "CutNodeReduction", "PruneChecks", "QsMate1Pli
                       "LmrShape", "NodeShape", "SkipDominated",
                       "PvResearch", "ContPlies", "PawnHistory", "QsPromoteOnly",
                       "EvasionPrune", "CaptureHistory", "HistoryExtras",
-                      "LowPlyHistory", "CapturePrune", "QsShape"})
+                      "LowPlyHistory", "CapturePrune", "QsShape",
+                      "CaptureGain"})
 
 # Late-move reductions grow with the log of the depth and of the move number (as in
 # Stockfish-family searches): in shogi the quiet tail, drops included, is long.
@@ -287,7 +292,7 @@ cdef void _init_reductions() noexcept nogil:
                 LMR_BASE_CENTI / 100.0 + log(d) * log(m) * 100.0 / LMR_DIVISOR_CENTI)
 
 
-cdef int* _TUNED[67]             # the global behind each of TUNABLES, in its order
+cdef int* _TUNED[68]             # the global behind each of TUNABLES, in its order
 
 
 cdef void _point_tuned() noexcept nogil:
@@ -358,11 +363,12 @@ cdef void _point_tuned() noexcept nogil:
     _TUNED[64] = &LOW_PLY_HISTORY
     _TUNED[65] = &CAPTURE_PRUNE
     _TUNED[66] = &QS_SHAPE
+    _TUNED[67] = &CAPTURE_GAIN
 
 
 _point_tuned()
 _TUNED_INDEX = {spec[0]: i for i, spec in enumerate(TUNABLES)}
-assert len(TUNABLES) == len(_TUNED_INDEX) == 67
+assert len(TUNABLES) == len(_TUNED_INDEX) == 68
 
 
 def set_search_parameter(name: str, value: int) -> None:

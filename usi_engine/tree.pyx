@@ -55,6 +55,11 @@ init_tables()
 include "search_params.pxi"
 
 
+cdef inline int victim_value(int victim) noexcept nogil:
+    """What futility counts capturing a piece of this type as worth (CaptureGain)."""
+    return see_value(victim) if CAPTURE_GAIN else piece_value(victim)
+
+
 cdef inline void update_pv(Context* c, int ply, int m) noexcept nogil:
     cdef int n = c.pv_length[ply + 1]
     c.pv[ply][0] = m
@@ -260,7 +265,7 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
                 if move_to(m) != prev_sq and not check_capture:
                     # YaneuraOu's futility: the bound a pruned capture stands for
                     # raises the best score (fail-soft)
-                    v = futility_base + piece_value(victim)
+                    v = futility_base + victim_value(victim)
                     if v <= alpha:
                         if v > best:
                             best = v
@@ -275,7 +280,7 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
                     continue
             else:
                 # delta pruning: even winning the piece cannot lift us to alpha
-                if (stand_pat + piece_value(victim) + QS_DELTA_MARGIN < alpha
+                if (stand_pat + victim_value(victim) + QS_DELTA_MARGIN < alpha
                         and not move_is_promotion(m) and not check_capture):
                     continue
                 # (the child's table bucket loads while SEE runs)
@@ -822,7 +827,7 @@ cdef inline int _prune_move(Context* c, int m, bint quiet, bint check_given, int
         return PRUNE_REST if not check_given else PRUNE_THIS
     if (CAPTURE_FUTILITY and not quiet and not check_given and depth <= 6
             and static_eval + CAPTURE_FUTILITY * (depth + 1)
-            + piece_value(captured_type(&c.pos, m)) <= alpha):
+            + victim_value(captured_type(&c.pos, m)) <= alpha):
         return PRUNE_THIS   # even winning its victim leaves this capture far below alpha
     if (not quiet or check_given) and CAPTURE_PRUNE:
         return _prune_capture(c, m, quiet, check_given, depth, searched, alpha, static_eval)
@@ -861,7 +866,7 @@ cdef int _prune_capture(Context* c, int m, bint quiet, bint check_given, int dep
     # (a promotion that captures nothing is not judged by its victim: a bishop that
     # promotes onto a fork was pruned so, after its capture history had sunk)
     if (not quiet and not check_given and lmr_depth < 7 and victim != EMPTY
-            and static_eval + 218 + 223 * lmr_depth + piece_value(victim)
+            and static_eval + 218 + 223 * lmr_depth + victim_value(victim)
             + 131 * hist // 1024 <= alpha):
         return PRUNE_THIS
     margin = 167 * depth + hist * 34 // 1024
@@ -1035,7 +1040,7 @@ cdef inline int _prune_move_yo(Context* c, int m, bint quiet, bint check_given, 
     if not quiet or check_given:
         if (not check_given and lmr_depth < 7
                 and static_eval + 218 + 223 * lmr_depth
-                + piece_value(captured_type(p, m)) <= alpha):
+                + victim_value(captured_type(p, m)) <= alpha):
             return PRUNE_THIS
         if alpha >= 0 and not see_ge(p, m, -(167 * depth)):
             return PRUNE_THIS
