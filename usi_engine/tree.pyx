@@ -573,7 +573,9 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
                 if LMR_DEEPER:
                     # how far the reduced search beat the best so far says how deep
                     # to look again (as in Stockfish-family searches)
-                    new_depth += ((v > best + LMR_DEEPER + 2 * new_depth)
+                    new_depth += ((v > best + LMR_DEEPER + 2 * new_depth
+                                   and (DEEPER_ROOM == 0
+                                        or ply + depth < c.current_depth + DEEPER_ROOM))
                                   - (v < best + 9))
                 if not LMR_DEEPER or new_depth > reduced_depth:
                     v = -search(c, new_depth, -alpha - 1, -alpha, ply + 1, False, True,
