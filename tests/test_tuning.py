@@ -34,6 +34,15 @@ def learned_evaluation():
     kp.set_enabled(was_enabled)
 
 
+@pytest.fixture
+def hand_evaluation():
+    """The hand-set evaluation, whichever evaluation an earlier test left in place."""
+    was_enabled = kp.enabled()
+    EvalLoader().apply("hand", "")
+    yield
+    kp.set_enabled(was_enabled)
+
+
 def usi_reply(environ_value, monkeypatch, *lines):
     if environ_value is None:
         monkeypatch.delenv(tuning.ENV_VAR, raising=False)
@@ -232,7 +241,7 @@ def test_the_quiescence_limits_keep_a_short_tsume_mate():
     ("CaptureHistory", 0, 7), ("HistoryExtras", 1, 7), ("HistoryExtras", 2, 7),
     ("HistoryExtras", 0, 7), ("HistoryExtras", 4, 7),
     ("LowPlyHistory", 0, 7), ("CapturePrune", 0, 7), ("QsShape", 1, 7), ("QsShape", 2, 7),
-    ("QsShape", 4, 7)])
+    ("QsShape", 4, 7), ("CaptureGain", 1, 7), ("DeeperRoom", 1, 7)])
 def test_each_technique_switched_from_its_default_changes_the_tree(name, value, depth,
                                                                   learned_evaluation):
     assert DEFAULTS[name] != value
@@ -277,6 +286,28 @@ def test_the_yaneuraou_search_shape_keeps_a_short_tsume_mate_and_a_legal_line():
                         ("SingularDepth", 6), ("SingularMulti", 1)):
         tree.set_search_parameter(name, value)
     assert_finds_the_tsume_mate_and_a_legal_line(pv_depth=12)
+
+
+# A blunder-suite position (index 61) after P*2c: its depth-9 iteration spent 96% of its
+# nodes under one line of depth-3 nodes, each reached by LmrDeeper's re-search at its
+# parent's own depth, from ply 6 to past ply 40
+DEEPER_CHAIN = "ln1gk1s2/6gbl/ppspppnP1/6pRp/2r1B4/4P1P2/PP1P2N1P/2GS1S2L/LN1K1G3 w P3p 34"
+
+
+def test_bounding_the_deeper_re_search_keeps_a_line_from_never_losing_depth(hand_evaluation):
+    def nodes_to_depth_10():
+        s = Searcher()
+        s.set_hash(16)
+        return s.search(Position(DEEPER_CHAIN), depth=10).nodes
+    unbounded = nodes_to_depth_10()         # 170,028 when measured
+    tree.set_search_parameter("DeeperRoom", 3)
+    assert nodes_to_depth_10() * 4 < unbounded     # 16,057
+
+
+def test_capture_gain_and_deeper_room_keep_a_short_tsume_mate_and_a_legal_line():
+    tree.set_search_parameter("CaptureGain", 1)
+    tree.set_search_parameter("DeeperRoom", 1)
+    assert_finds_the_tsume_mate_and_a_legal_line(pv_depth=10)
 
 
 DOMINATED_CHOICES = "4k4/9/8L/2P6/9/9/9/1B7/4K4 b - 1"   # pawn, bishop, lance promote or not
