@@ -17,7 +17,8 @@ cdef int CORR_HIST            # correction history on (1) or off (0)
 cdef int PROBCUT_MARGIN       # ProbCut: beta plus this, to be beaten at reduced depth (0: off)
 cdef int CUT_NODE_REDUCTION   # extra LMR plies at an expected cut node
 cdef int PRUNE_CHECKS         # checks and losing captures like quiet moves: 1 reduced (LMR),
-                              # 2 move-count pruned (quiet checks), 4 SEE-pruned
+                              # 2 move-count pruned (quiet checks), 4 SEE-pruned (bit 4
+                              # only with CapturePrune 0, whose rule otherwise decides)
 cdef int RFP_DEPTH            # reverse futility up to this depth
 cdef int QS_MATE1_PLIES       # quiescence plies (from its first) that test for a mate in one
 cdef int HISTORY_BONUS_SCALE  # a cut-off's history bonus is this x depth^2

@@ -821,7 +821,8 @@ cdef inline int _prune_move(Context* c, int m, bint quiet, bint check_given, int
     CaptureFutility.
 
     PruneChecks bits 2 and 4 add quiet checks to the move-count rule and SEE-prune
-    checks and captures losing over 200 per ply to depth 8 (README.md has the
+    checks and captures losing over 200 per ply to depth 8 (bit 4 only with
+    CapturePrune 0: that rule decides captures and checks first; README.md has the
     matches behind each rule)."""
     cdef int lmr_depth
     if (quiet and depth <= MCP_DEPTH and searched >= (3 + depth * depth) // (2 - improving)
