@@ -25,22 +25,24 @@ def compiled_defaults():
         tree.set_search_parameter(name, value)
 
 
+def evaluation_for_the_test(eval_type):
+    """Switch to eval_type for one test, then back to what was in place."""
+    was_enabled = kp.enabled()
+    EvalLoader().apply(eval_type, "")
+    yield
+    kp.set_enabled(was_enabled)
+
+
 @pytest.fixture
 def learned_evaluation():
     """The shipped network, whichever evaluation an earlier test left in place."""
-    was_enabled = kp.enabled()
-    EvalLoader().apply("learned", "")
-    yield
-    kp.set_enabled(was_enabled)
+    yield from evaluation_for_the_test("learned")
 
 
 @pytest.fixture
 def hand_evaluation():
     """The hand-set evaluation, whichever evaluation an earlier test left in place."""
-    was_enabled = kp.enabled()
-    EvalLoader().apply("hand", "")
-    yield
-    kp.set_enabled(was_enabled)
+    yield from evaluation_for_the_test("hand")
 
 
 def usi_reply(environ_value, monkeypatch, *lines):
