@@ -290,7 +290,7 @@ def test_the_yaneuraou_search_shape_keeps_a_short_tsume_mate_and_a_legal_line():
     assert_finds_the_tsume_mate_and_a_legal_line(pv_depth=12)
 
 
-# A blunder-suite position (index 61) after P*2c: its depth-9 iteration spent 96% of its
+# A blunder-suite position (index 61) after P*2c: its depth-9 iteration spent 91% of its
 # nodes under one line of depth-3 nodes, each reached by LmrDeeper's re-search at its
 # parent's own depth, from ply 6 to past ply 40
 DEEPER_CHAIN = "ln1gk1s2/6gbl/ppspppnP1/6pRp/2r1B4/4P1P2/PP1P2N1P/2GS1S2L/LN1K1G3 w P3p 34"
