@@ -204,7 +204,7 @@ TUNABLES = (
     ("AspirationDelta", 40, 10, 200),
     ("QsDeltaMargin", 200, 0, 800),
     ("CorrHist", 1, 0, 1),
-    ("ProbCutMargin", 0, 0, 600),
+    ("ProbCutMargin", 200, 0, 600),
     ("CutNodeReduction", 0, 0, 3),
     ("PruneChecks", 1, 0, 7),
     ("RfpDepth", 5, 0, 20),
