@@ -366,3 +366,27 @@ def test_evasion_pruning_histories_and_yaneuraou_quiescence_keep_the_mate_and_a_
                         ("LowPlyHistory", 1), ("CapturePrune", 1), ("QsShape", 7)):
         tree.set_search_parameter(name, value)
     assert_finds_the_tsume_mate_and_a_legal_line(pv_depth=10)
+
+
+# White to move after these 7 plies has lost the pawn it dropped: black's king move back
+# (4i5i) brings the board of 8 plies before, with white to move and less in hand.
+LOOP_START = "4k4/4g4/9/9/9/9/4R4/9/4K4 w p 1"
+LOOP_MOVES = "P*5e 5g5e 5a4a 5e5g 4a4b 5i4i 4b5a".split()
+
+
+def loop_position():
+    p = Position(LOOP_START)
+    for m in LOOP_MOVES:
+        p.push_usi(m)
+    return p
+
+
+def test_repetition_hand_scores_an_inferior_repetition_for_the_opponent_as_its_value():
+    tree.set_search_parameter("RepetitionHand", 28000)
+    result = Searcher().search(loop_position(), depth=3)
+    assert (result.score_cp, move_to_usi(result.best)) == (28000, "4i5i")
+
+
+def test_without_repetition_hand_the_same_loop_is_scored_by_its_material():
+    result = Searcher().search(loop_position(), depth=3)
+    assert result.score_cp is not None and abs(result.score_cp) < 3000

@@ -190,6 +190,11 @@ cdef int DEEPER_ROOM            # a late move's re-search one ply deeper than th
                               # moves never loses depth (a traced depth-9 search spent 91%
                               # of its nodes on one chain of depth-3 nodes from ply 6 to 40+;
                               # 3 against 0: -19 Elo [-66, +27] in 200 games)
+cdef int REPETITION_HAND         # what a repetition of the board with more in hand for the
+                              # side to move (a superior one; less: inferior, the negative)
+                              # is worth inside the search, as YaneuraOu scores them (28000
+                              # there, near a mate; 0: the position is searched on as any
+                              # other, whose material already counts the difference)
 cdef enum:
     SEE_PRUNE_MARGIN = 200    # per ply: captures and checks losing more are pruned (PruneChecks)
 
@@ -264,6 +269,7 @@ TUNABLES = (
     ("QsShape", 0, 0, 7),
     ("CaptureGain", 0, 0, 1),
     ("DeeperRoom", 0, 0, 64),
+    ("RepetitionHand", 0, 0, 30000),
 )
 
 #: TUNABLES that switch a technique (or pick among variants) rather than set a margin:
@@ -283,7 +289,7 @@ SWITCHES = frozenset({"CorrHist", "CutNodeReduction", "PruneChecks", "QsMate1Pli
                       "PvResearch", "ContPlies", "PawnHistory", "QsPromoteOnly",
                       "EvasionPrune", "CaptureHistory", "HistoryExtras",
                       "LowPlyHistory", "CapturePrune", "QsShape",
-                      "CaptureGain", "DeeperRoom"})
+                      "CaptureGain", "DeeperRoom", "RepetitionHand"})
 
 # Late-move reductions grow with the log of the depth and of the move number (as in
 # Stockfish-family searches): in shogi the quiet tail, drops included, is long.
@@ -305,7 +311,7 @@ cdef void _init_reductions() noexcept nogil:
                 LMR_BASE_CENTI / 100.0 + log(d) * log(m) * 100.0 / LMR_DIVISOR_CENTI)
 
 
-cdef int* _TUNED[69]             # the global behind each of TUNABLES, in its order
+cdef int* _TUNED[70]             # the global behind each of TUNABLES, in its order
 
 
 cdef void _point_tuned() noexcept nogil:
@@ -378,11 +384,12 @@ cdef void _point_tuned() noexcept nogil:
     _TUNED[66] = &QS_SHAPE
     _TUNED[67] = &CAPTURE_GAIN
     _TUNED[68] = &DEEPER_ROOM
+    _TUNED[69] = &REPETITION_HAND
 
 
 _point_tuned()
 _TUNED_INDEX = {spec[0]: i for i, spec in enumerate(TUNABLES)}
-assert len(TUNABLES) == len(_TUNED_INDEX) == 69
+assert len(TUNABLES) == len(_TUNED_INDEX) == 70
 
 
 def set_search_parameter(name: str, value: int) -> None:

@@ -30,7 +30,8 @@ from usi_engine.position cimport (Pos, Position, in_check, pieces, state, positi
                                   pos_do_move, pos_undo_move, pos_key_after,
                                   pos_do_null, pos_undo_null, pos_repetition,
                                   pos_declaration_win,
-                                  REPETITION_DRAW, REPETITION_WIN, REPETITION_LOSE)
+                                  REPETITION_DRAW, REPETITION_WIN, REPETITION_LOSE,
+                                  REPETITION_SUPERIOR, REPETITION_INFERIOR)
 from usi_engine.movegen cimport (GEN_LEGAL, GEN_CAPTURES, GEN_CHECKS, generate, gives_check,
                                  drop_dominated, drop_unpromoted,
                                  is_legal, mate_in_one)
@@ -79,6 +80,10 @@ cdef inline int terminal_value(Context* c, int ply, bint* done) noexcept nogil:
         return mate_in(ply)
     if rep == REPETITION_LOSE:
         return mated_in(ply)
+    if REPETITION_HAND and rep == REPETITION_SUPERIOR:
+        return REPETITION_HAND
+    if REPETITION_HAND and rep == REPETITION_INFERIOR:
+        return -REPETITION_HAND
     if c.entering_king_rule and pos_declaration_win(p):
         return mate_in(ply)
     if c.max_game_ply and p.game_ply > c.max_game_ply:
