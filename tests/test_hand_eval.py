@@ -36,3 +36,28 @@ def test_incremental_board_sums_give_the_score_from_scratch(random_weights):
     assert totals["mismatches"] == 0
     for kind in ("drops", "captures", "promotions", "king_moves"):
         assert totals[kind] >= 100, kind
+
+
+# black has given a knight for a pawn: the knight is in white's hand, the pawn in black's
+KNIGHT_FOR_PAWN = "lnsgkgsnl/1r5b1/pppppppp1/9/9/9/PPPPPPPPP/1B5R1/LNSGKGS1L b Pn 1"
+
+
+@pytest.fixture
+def loader():
+    from usi_engine.eval_setup import EvalLoader
+    yield EvalLoader()
+    evaluate.load_weights(evaluate.default_weights())
+
+
+def test_material_evaluation_counts_piece_values_alone(loader):
+    loader.apply("material", "")
+    assert evaluate.evaluate_sfen(KNIGHT_FOR_PAWN) == (90 - 405) - (405 - 90)
+    assert evaluate.evaluate_sfen(STARTPOS) == 0
+
+
+def test_hand_evaluation_comes_back_after_the_material_one(loader):
+    loader.apply("hand", "")
+    hand_score = evaluate.evaluate_sfen(KNIGHT_FOR_PAWN)
+    loader.apply("material", "")
+    loader.apply("hand", "")
+    assert evaluate.evaluate_sfen(KNIGHT_FOR_PAWN) == hand_score != -630

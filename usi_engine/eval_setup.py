@@ -6,7 +6,8 @@ in the package, the network `kpnn.bin`; a relative name is looked for in `EvalDi
 first, and `kp.bin` names the shipped king-piece table alone) into
 `usi_engine.kp`: a king-piece table alone, or a table with the network on top of it
 (`usi_engine.learn_net`), told apart by the file's magic; `EvalType hand` switches to the
-hand-written evaluation, kept as the baseline.  A weight file that cannot be used
+hand-written evaluation, kept as the baseline; `EvalType material` to its piece values
+alone (the evaluation of YaneuraOu's material edition, for matches that compare searches).  A weight file that cannot be used
 (missing, truncated, of another shape, damaged) is reported and the weights loaded
 before stay in use; a file is read again only when its path, size or time changed.
 
@@ -21,9 +22,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from usi_engine import eval_weights, kp
+from usi_engine import eval_weights, evaluate, kp
 
-EVAL_TYPES = ("learned", "hand")
+EVAL_TYPES = ("learned", "hand", "material")
 
 
 class EvalLoader:
@@ -44,7 +45,10 @@ class EvalLoader:
         among the files shipped in the package (`kp.bin`: the king-piece table alone).
         Never raises: a bad file leaves the previous weights (or, if none were ever
         loaded, the shipped ones) in use."""
-        if str(eval_type).lower() == "hand":
+        kind = str(eval_type).lower()
+        if kind in ("hand", "material"):
+            evaluate.load_weights(evaluate.material_weights() if kind == "material"
+                                  else evaluate.default_weights())
             kp.set_enabled(False)
             return []
         path = str(eval_file).strip() if eval_file else ""

@@ -50,6 +50,23 @@ def default_weights() -> dict:
             "king_exposure": exposure, "hand_pressure": np.int32(6)}
 
 
+def material_weights() -> dict:
+    """Piece values alone (`EvalType material`): the hand-set material on the board, a
+    piece in hand worth as much as its unpromoted kind on the board, no king-distance or
+    exposure terms; the evaluation of YaneuraOu's material edition (MATERIAL_LEVEL 1),
+    so that a match against it compares the searches alone.
+
+    >>> int(material_weights()["hand"][1]), int(material_weights()["attack"].sum())
+    (90, 0)
+    """
+    weights = default_weights()
+    weights["hand"][1:8] = weights["piece"][1:8]
+    for name in ("attack", "defence", "king_exposure"):
+        weights[name][:] = 0
+    weights["hand_pressure"] = np.int32(0)
+    return weights
+
+
 def load_weights(weights: dict) -> None:
     """Install a weight set with the shapes of `default_weights()`.
 

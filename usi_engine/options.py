@@ -256,9 +256,10 @@ DEFAULT_OPTIONS: tuple[OptionSpec, ...] = (
     check("USI_AnalyseMode", False, "the GUI is analysing, not playing"),
     spin("DepthLimit", 0, 0, 1000, "maximum search depth (0 = none)"),
     spin("NodesLimit", 0, 0, 10**12, "maximum nodes per search (0 = none)"),
-    combo("EvalType", "learned", ("learned", "hand"),
+    combo("EvalType", "learned", ("learned", "hand", "material"),
           "the evaluation: learned (king-piece weights from EvalFile, trained by "
-          "usi-engine learn) or hand (the hand-set baseline); taken at isready"),
+          "usi-engine learn), hand (the hand-set baseline) or material (its piece "
+          "values alone, as YaneuraOu's material edition); taken at isready"),
     filename("EvalDir", "eval",
              "folder where a relative EvalFile is looked for first (as in YaneuraOu)"),
     filename("EvalFile", "",
