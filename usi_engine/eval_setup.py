@@ -7,9 +7,10 @@ first, and `kp.bin` names the shipped king-piece table alone) into
 `usi_engine.kp`: a king-piece table alone, or a table with the network on top of it
 (`usi_engine.learn_net`), told apart by the file's magic; `EvalType hand` switches to the
 hand-written evaluation, kept as the baseline; `EvalType material` to its piece values
-alone (the evaluation of YaneuraOu's material edition, for matches that compare searches).  A weight file that cannot be used
-(missing, truncated, of another shape, damaged) is reported and the weights loaded
-before stay in use; a file is read again only when its path, size or time changed.
+alone (the evaluation of YaneuraOu's material edition, for matches that compare
+searches).  A weight file that cannot be used (missing, truncated, of another shape,
+damaged) is reported and the weights loaded before stay in use; a file is read again
+only when its path, size or time changed.
 
     >>> loader = EvalLoader()
     >>> loader.apply("hand", "")

@@ -734,7 +734,7 @@ cdef void _reward_best(Context* c, int m, int ply, int depth, int prev1, int pre
 
 # ProbCut (ProbCutMargin 200, the default since 2026-11-26): at first -53 Elo [-123, +12]
 # in 105 games at 100 ms byoyomi, while SEE chose its captures wrongly; after the SEE fix
-# +21 [-12, +54] in 400 games (two opening sets, hand-set evaluation).
+# +21 [-12, +54] in 400 games (the opening file and its rotation, hand-set evaluation).
 cdef int _probcut(Context* c, int depth, int beta, int static_eval, int raw_eval, bint found,
                   const TTEntry* te, TTEntry* e, uint64_t key, int ply) noexcept nogil:
     """The value to return when a capture refutes this node at reduced depth with a
