@@ -1,0 +1,104 @@
+"""How well each term of the hand-set evaluation predicts the results of played games.
+
+Reads shogiarena game.db files (runs of `bench/ab_match.py` or `shogiarena run`), takes
+every third position between plies 20 and 100 that is not in check, and scores it with
+the hand-set evaluation split into its terms: material (`evaluate.material_weights()`),
+the hand premium (pieces in hand above their board value), attack (distance to the
+enemy king), defence (distance to the own king) and king exposure. A logistic
+regression of the game's result on those terms (400 centipawns = 10:1 odds) gives each
+term's weight relative to material's: 1.0 means the evaluation already weighs the term
+as the results do, above 1 that the results favour it more. The fit is repeated on the
+two halves of the positions (alternate blocks of 300) to show how stable it is.
+
+    python bench/outcome_fit.py /work/runs/yo_pc /work/runs/yo_pc2    # run directories
+
+A correlation, not a cause: the side that is winning also brings its pieces nearer the
+enemy king. Settle any change of weights by games (README, session of 2026-11-26,
+eighth, did so for the attack terms and the hand premium).
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sqlite3
+import sys
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+from blunder_suite import usi_from_move16  # noqa: E402
+from usi_engine import evaluate  # noqa: E402
+from usi_engine.position import Position  # noqa: E402
+
+TERMS = ("hand premium", "attack", "defence", "exposure")
+ODDS = math.log(10) / 4          # per 100 centipawns: 400 cp = 10:1
+
+
+def sampled_positions(run_dirs: list[str]) -> list[tuple[str, int, float]]:
+    """(sfen, +1 black to move / -1 white, black's result 1, 0.5 or 0) per sample."""
+    rows = []
+    for run in run_dirs:
+        con = sqlite3.connect(Path(run) / "game.db")
+        for gid, sfen, result in con.execute(
+                "select id, initial_position_sfen, game_result from game"):
+            black = 1.0 if "BLACK_WIN" in result else 0.0 if "WHITE_WIN" in result else 0.5
+            pos = Position(sfen)
+            for ply, (move,) in enumerate(con.execute(
+                    "select next_move from game_move where game_id=? order by ply", (gid,))):
+                if 20 <= ply <= 100 and ply % 3 == 0 and not pos.is_check():
+                    rows.append((pos.sfen(), 1 if pos.turn == 0 else -1, black))
+                try:
+                    pos.push_usi(usi_from_move16(move))
+                except ValueError:
+                    break
+    return rows
+
+
+def term_scores(rows) -> np.ndarray:
+    """Columns: material, then each of TERMS, in centipawns for black."""
+    def scores(weights):
+        evaluate.load_weights(weights)
+        return np.array([evaluate.evaluate_sfen(s) * side for s, side, _ in rows], float)
+    full = evaluate.default_weights()
+    material = scores(evaluate.material_weights())
+    columns = [material]
+    for names in (("hand",), ("attack",), ("defence",), ("king_exposure", "hand_pressure")):
+        weights = evaluate.material_weights()
+        for name in names:
+            weights[name] = full[name]
+        columns.append(scores(weights) - material)
+    evaluate.load_weights(full)
+    return np.stack(columns, 1)
+
+
+def fit(x: np.ndarray, result: np.ndarray, steps: int = 20000) -> np.ndarray:
+    """Logistic regression by gradient descent; weights per 100 centipawns."""
+    x = x / 100.0
+    w = np.zeros(x.shape[1])
+    for _ in range(steps):
+        p = 1 / (1 + np.exp(-ODDS * x @ w))
+        w -= 2.0 * x.T @ ((p - result) * p * (1 - p)) / len(result)
+    return w
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("runs", nargs="+", help="run directories holding game.db")
+    args = parser.parse_args()
+    rows = sampled_positions(args.runs)
+    x = term_scores(rows)
+    result = np.array([r for _, _, r in rows])
+    block = (np.arange(len(rows)) // 300) % 2
+    print(f"{len(rows)} positions from {len(args.runs)} runs")
+    print(f"{'fit':<10}" + "".join(f"{t:>14}" for t in TERMS))
+    for label, mask in (("all", block >= 0), ("half 0", block == 0), ("half 1", block == 1)):
+        w = fit(x[mask], result[mask])
+        print(f"{label:<10}" + "".join(f"{w[i + 1] / w[0]:>14.2f}" for i in range(len(TERMS))))
+
+
+if __name__ == "__main__":
+    main()
