@@ -30,9 +30,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from blunder_suite import usi_from_move16  # noqa: E402
+from blunder_suite import recorded_moves  # noqa: E402
 from usi_engine import evaluate  # noqa: E402
-from usi_engine.position import Position  # noqa: E402
 
 TERMS = ("hand premium", "attack", "defence", "exposure")
 ODDS = math.log(10) / 4          # per 100 centipawns: 400 cp = 10:1
@@ -42,19 +41,15 @@ def sampled_positions(run_dirs: list[str]) -> list[tuple[str, int, float]]:
     """(sfen, +1 black to move / -1 white, black's result 1, 0.5 or 0) per sample."""
     rows = []
     for run in run_dirs:
-        con = sqlite3.connect(Path(run) / "game.db")
-        for gid, sfen, result in con.execute(
-                "select id, initial_position_sfen, game_result from game"):
-            black = 1.0 if "BLACK_WIN" in result else 0.0 if "WHITE_WIN" in result else 0.5
-            pos = Position(sfen)
-            for ply, (move,) in enumerate(con.execute(
-                    "select next_move from game_move where game_id=? order by ply", (gid,))):
-                if 20 <= ply <= 100 and ply % 3 == 0 and not pos.is_check():
-                    rows.append((pos.sfen(), 1 if pos.turn == 0 else -1, black))
-                try:
-                    pos.push_usi(usi_from_move16(move))
-                except ValueError:
-                    break
+        db = str(Path(run) / "game.db")
+        results = dict(sqlite3.connect(db).execute("select id, game_result from game"))
+        game, ply = None, 0
+        for gid, pos, _mover, _move, _score in recorded_moves(db):
+            game, ply = gid, (ply + 1 if gid == game else 0)
+            if 20 <= ply <= 100 and ply % 3 == 0 and not pos.is_check():
+                result = results[gid]
+                black = 1.0 if "BLACK_WIN" in result else 0.0 if "WHITE_WIN" in result else 0.5
+                rows.append((pos.sfen(), 1 if pos.turn == 0 else -1, black))
     return rows
 
 
