@@ -8,8 +8,11 @@ import os
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-MODULES = ["position", "movegen", "tt", "evaluate", "kp", "tree", "workers", "search",
-           "mate_table", "mate_dfpn", "mate_line", "mate", "packed"]
+# The compiled modules, by package (usi_engine/<package>/<module>.pyx).
+MODULES = ["core.position", "core.movegen", "core.tt", "core.packed",
+           "eval.handwritten", "eval.kp",
+           "search.alphabeta", "search.threads", "search.searcher",
+           "mate.table", "mate.dfpn", "mate.line", "mate.solver"]
 
 compile_args = ["-O3", "-fno-strict-aliasing"]
 if os.environ.get("USI_ENGINE_NATIVE") == "1":
@@ -18,8 +21,8 @@ if os.environ.get("USI_ENGINE_NATIVE") == "1":
 extensions = [
     Extension(
         f"usi_engine.{name}",
-        [f"usi_engine/{name}.pyx"],
-        include_dirs=["usi_engine"],
+        [f"usi_engine/{name.replace('.', '/')}.pyx"],
+        include_dirs=["usi_engine/core"],   # the C headers
         extra_compile_args=compile_args,
     )
     for name in MODULES

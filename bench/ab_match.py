@@ -45,14 +45,14 @@ def freeze(target: Path, root: Path = ROOT, weights: Path | None = None) -> Path
     """Copy the built package of the checkout `root` (with its compiled modules) and a
     launcher to target; `weights` (a KP or network file) replaces its shipped weights."""
     package = root / "usi_engine"
-    if not list(package.glob("*.so")) and not list(package.glob("*.pyd")):
+    if not list(package.rglob("*.so")) and not list(package.rglob("*.pyd")):
         raise SystemExit("usi_engine/ holds no compiled module: build in place first "
                          "(pip install -e . or python setup.py build_ext --inplace)")
     target.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(target / "usi_engine", ignore_errors=True)
     shutil.copytree(root / "usi_engine", target / "usi_engine")
     if weights is not None:
-        shutil.copyfile(weights, target / "usi_engine" / "data" / "kpnn.bin")
+        shutil.copyfile(weights, target / "usi_engine" / "eval" / "data" / "kpnn.bin")
     launcher = target / "engine.sh"
     launcher.write_text(LAUNCHER.format(dir=target.resolve(), python=sys.executable))
     launcher.chmod(0o755)

@@ -57,7 +57,7 @@ def recorded_moves(db: str):
     declaration: (game id, position before the move, mover's name, USI move, recorded
     score or None).  The position is the caller's to read before the next item; it is
     played on afterwards."""
-    from usi_engine.position import Position
+    from usi_engine.core.position import Position
     con = sqlite3.connect(db)
     names = dict(con.execute("select id, player_name from player"))
     games = con.execute("select id, initial_position_sfen, black_player_id, "
@@ -166,10 +166,10 @@ class Oracle:
 
 
 def our_moves(positions: list[dict], nodes: int, options: dict[str, int], evaluation: str) -> list[str]:
-    from usi_engine import tree
-    from usi_engine.eval_setup import EvalLoader
-    from usi_engine.position import Position, move_to_usi
-    from usi_engine.search import Searcher
+    from usi_engine.search import alphabeta as tree
+    from usi_engine.eval.loader import EvalLoader
+    from usi_engine.core.position import Position, move_to_usi
+    from usi_engine.search.searcher import Searcher
     saved = tree.search_parameters()
     for name, value in options.items():
         tree.set_search_parameter(name, value)

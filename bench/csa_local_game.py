@@ -32,8 +32,8 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from usi_engine.csa import Bridge, BridgeConfig  # noqa: E402
-from usi_engine.csa_config import parse_option  # noqa: E402
+from usi_engine.csa.bridge import Bridge, BridgeConfig  # noqa: E402
+from usi_engine.csa.config import parse_option  # noqa: E402
 
 SERVER_DIR = Path(os.environ.get("SHOGI_SERVER_DIR",
                                   REPO.parent / "shared" / "tools" / "shogi-server"))

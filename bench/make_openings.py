@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from usi_engine.position import Position, move_to_usi  # noqa: E402
-from usi_engine.search import Searcher  # noqa: E402
+from usi_engine.core.position import Position, move_to_usi  # noqa: E402
+from usi_engine.search.searcher import Searcher  # noqa: E402
 
 
 def _candidates(searcher: Searcher, pos: Position, window: int, width: int) -> list[int]:

@@ -63,10 +63,10 @@ if str(ROOT) not in sys.path:  # the engine is built in place, not necessarily i
 
 import cshogi  # noqa: E402
 
-from usi_engine.mate import MateSolver  # noqa: E402
+from usi_engine.mate.solver import MateSolver  # noqa: E402
 from peers import build_info, replay_mate_with_cshogi  # noqa: E402
-from usi_engine.position import Position, move_to_usi  # noqa: E402
-from usi_engine.search import Searcher  # noqa: E402
+from usi_engine.core.position import Position, move_to_usi  # noqa: E402
+from usi_engine.search.searcher import Searcher  # noqa: E402
 
 LENGTHS = (1, 3, 5, 7, 9, 11, 13, 15)
 MAX_GAME_PLIES = 300

@@ -62,8 +62,8 @@ def bench_positions() -> tuple[list[tuple[str, str]], str, int | None]:
 
 
 def run_ours_inprocess(sfen: str, depth: int | None, movetime: int | None, hash_mb: int) -> dict:
-    from usi_engine.position import Position
-    from usi_engine.search import Searcher
+    from usi_engine.core.position import Position
+    from usi_engine.search.searcher import Searcher
     s = Searcher()
     s.set_hash(hash_mb)
     pos = Position(sfen)
@@ -71,7 +71,7 @@ def run_ours_inprocess(sfen: str, depth: int | None, movetime: int | None, hash_
     t0 = time.perf_counter()
     r = s.search(pos, **kw)
     wall_ms = (time.perf_counter() - t0) * 1000
-    from usi_engine.position import move_to_usi
+    from usi_engine.core.position import move_to_usi
     return {"depth": r.depth, "nodes": r.nodes, "time_ms": wall_ms,
             "best": move_to_usi(r.best) if r.best else "-"}
 
@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     eval_note = ""
     if args.ours == "inprocess":
-        from usi_engine.eval_setup import EvalLoader
+        from usi_engine.eval.loader import EvalLoader
         loader = EvalLoader()
         for message in loader.apply(args.eval, args.eval_file):
             if not message.startswith("EvalFile: loaded"):
@@ -195,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         import usi_engine
         print(f"ours: usi_engine {getattr(usi_engine, '__version__', '?')} in-process "
-              f"(usi_engine.search.Searcher), {eval_note}")
+              f"(usi_engine.search.searcher.Searcher), {eval_note}")
 
     # the peer
     peer = None

@@ -31,7 +31,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
 from blunder_suite import recorded_moves  # noqa: E402
-from usi_engine import evaluate  # noqa: E402
+from usi_engine.eval import handwritten as evaluate  # noqa: E402
 
 TERMS = ("hand premium", "attack", "defence", "exposure")
 ODDS = math.log(10) / 4          # per 100 centipawns: 400 cp = 10:1

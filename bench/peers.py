@@ -272,7 +272,7 @@ def build_info() -> str:
                                capture_output=True, text=True, timeout=10).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         head, dirty = "?", ""
-    import usi_engine.mate as _mate
+    import usi_engine.mate.solver as _mate
     built = datetime.datetime.fromtimestamp(os.path.getmtime(_mate.__file__)).strftime("%Y-%m-%d %H:%M")
     return f"usi_engine at commit {head or '?'}{' + uncommitted changes' if dirty else ''}, mate built {built}"
 

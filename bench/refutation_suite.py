@@ -89,10 +89,10 @@ def extract(dbs: list[str], blunderer: str) -> list[dict]:
 
 def ours(positions: list[dict], cap: int, options: dict[str, int], evaluation: str) -> list[int]:
     """Our nodes to see each refutation (2 x cap when not seen)."""
-    from usi_engine import tree
-    from usi_engine.eval_setup import EvalLoader
-    from usi_engine.position import Position
-    from usi_engine.search import Searcher
+    from usi_engine.search import alphabeta as tree
+    from usi_engine.eval.loader import EvalLoader
+    from usi_engine.core.position import Position
+    from usi_engine.search.searcher import Searcher
     saved = tree.search_parameters()
     for name, value in options.items():
         tree.set_search_parameter(name, value)

@@ -1,8 +1,8 @@
 """SPSA tuning of the search parameters by self-play (shogiarena), resumable.
 
-The parameters are those of ``usi_engine.tree.TUNABLES`` (margins, reductions, the
+The parameters are those of ``usi_engine.search.alphabeta.TUNABLES`` (margins, reductions, the
 aspiration window). The engine offers them as USI options when ``USI_ENGINE_TUNE`` is
-set (``usi_engine/tuning.py``); this script writes a launcher that sets it, the
+set (``usi_engine/usi/tuning.py``); this script writes a launcher that sets it, the
 parameter space and the shogiarena configuration into the run directory, runs
 ``shogiarena run spsa`` there, and prints each parameter's default beside its tuned
 value. Run the same command again to resume; shogiarena keeps every game.
@@ -13,7 +13,7 @@ value. Run the same command again to resume; shogiarena keeps every game.
         --nodes 20000 --workers 2 --run-dir /tmp/spsa1
     # what it found so far (also printed at the end of a run):
     python bench/spsa_tune.py --run-dir /tmp/spsa1 --show
-    # then check the values with a match before changing the defaults in tree.pyx:
+    # then check the values with a match before changing the defaults in search/alphabeta.pyx:
     python bench/ab_match.py --new-option RfpMargin=... (with USI_ENGINE_TUNE=1) ...
 
 Each update plays one pair of games (the plus and the minus perturbation, the same
@@ -49,7 +49,7 @@ USI_ENGINE_TUNE=1 exec "{engine}" "$@"
 def tunables() -> tuple[tuple[str, int, int, int], ...]:
     """The tuned parameters: TUNABLES less the switches (tree.SWITCHES, measured by
     matches one at a time)."""
-    from usi_engine.tree import SWITCHES, TUNABLES
+    from usi_engine.search.alphabeta import SWITCHES, TUNABLES
     return tuple(t for t in TUNABLES if t[0] not in SWITCHES)
 
 

@@ -24,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import peers  # noqa: E402,F401  (bench/peers.py: the checkout on sys.path)
 
 from usi_engine.__main__ import BENCH_SFENS  # noqa: E402
-from usi_engine.position import Position  # noqa: E402
-from usi_engine.search import Searcher  # noqa: E402
+from usi_engine.core.position import Position  # noqa: E402
+from usi_engine.search.searcher import Searcher  # noqa: E402
 
 
 def measure(threads: int, movetime_ms: int, depth: int, hash_mb: int) -> tuple[float, float]:

@@ -57,8 +57,8 @@ from pathlib import Path
 
 import peers  # noqa: E402  (bench/peers.py; puts the checkout on sys.path)
 from peers import build_info, replay_mate_with_cshogi  # noqa: E402
-from usi_engine.mate import MateSolver  # noqa: E402
-from usi_engine.position import Position, move_to_usi  # noqa: E402
+from usi_engine.mate.solver import MateSolver  # noqa: E402
+from usi_engine.core.position import Position, move_to_usi  # noqa: E402
 
 ROOT = peers.REPO
 cshogi = peers.optional_module("cshogi")

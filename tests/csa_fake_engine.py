@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from usi_engine.position import Position  # noqa: E402
+from usi_engine.core.position import Position  # noqa: E402
 
 
 def main() -> None:

@@ -40,7 +40,7 @@ def test_frozen_weights_replace_the_shipped_ones(tmp_path):
     (tmp_path / "w.bin").write_bytes(b"weights")
     result = ab_match("--freeze", str(tmp_path / "f"), "--weights", str(tmp_path / "w.bin"))
     assert result.returncode == 0, result.stderr
-    assert (tmp_path / "f" / "usi_engine" / "data" / "kpnn.bin").read_bytes() == b"weights"
+    assert (tmp_path / "f" / "usi_engine" / "eval" / "data" / "kpnn.bin").read_bytes() == b"weights"
 
 
 @pytest.mark.slow

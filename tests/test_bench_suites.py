@@ -9,7 +9,7 @@ from conftest import ROOT
 sys.path.insert(0, str(ROOT / "bench"))
 
 import refutation_suite  # noqa: E402
-from usi_engine.position import Position, usi_to_move  # noqa: E402
+from usi_engine.core.position import Position, usi_to_move  # noqa: E402
 
 REFUTATIONS = json.loads((ROOT / "bench" / "blunders" / "refutations.json").read_text())
 

@@ -3,9 +3,11 @@ pinned once the flaw was mended: a search at every depth of the range avoids the
 Hand-set evaluation, compiled defaults, a fresh table for each depth."""
 import pytest
 
-from usi_engine import kp, tree
-from usi_engine.position import Position, move_to_usi
-from usi_engine.search import Searcher
+from usi_engine.eval import kp
+
+from usi_engine.search import alphabeta as tree
+from usi_engine.core.position import Position, move_to_usi
+from usi_engine.search.searcher import Searcher
 
 DEFAULTS = {name: default for name, default, _low, _high in tree.TUNABLES}
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from usi_engine.csa import Bridge, BridgeConfig, ConfigError, build_config
+from usi_engine.csa.bridge import Bridge, BridgeConfig, ConfigError, build_config
 
 FAKE = str(Path(__file__).resolve().parent / "csa_fake_engine.py")
 PASSWORD = "s3cret-Pw9"

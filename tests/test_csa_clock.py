@@ -1,7 +1,7 @@
 """The mirrored CSA clock and the USI go times it gives (csa_clock)."""
 import pytest
 
-from usi_engine.csa_clock import (NO_LIMIT_BYOYOMI_MS, Clock, TimeControl, parse_time_section,
+from usi_engine.csa.clock import (NO_LIMIT_BYOYOMI_MS, Clock, TimeControl, parse_time_section,
                                   parse_time_unit)
 
 

@@ -5,8 +5,8 @@ import random
 import cshogi
 import pytest
 
-from usi_engine.csa_engine import parse_info
-from usi_engine.csa_protocol import (STARTPOS_SFEN, CsaBoard, SummaryError, floodgate_comment,
+from usi_engine.csa.engine import parse_info
+from usi_engine.csa.protocol import (STARTPOS_SFEN, CsaBoard, SummaryError, floodgate_comment,
                                      parse_game_summary, parse_move_line)
 
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from usi_engine.csa import Bridge, BridgeConfig
-from usi_engine.csa_protocol import RESULT_WORDS
+from usi_engine.csa.bridge import Bridge, BridgeConfig
+from usi_engine.csa.protocol import RESULT_WORDS
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVER_DIR = Path(os.environ.get("SHOGI_SERVER_DIR",

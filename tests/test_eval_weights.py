@@ -2,8 +2,10 @@
 import numpy as np
 import pytest
 
-from usi_engine import eval_weights, kp
-from usi_engine.eval_setup import EvalLoader
+from usi_engine.eval import weights as eval_weights
+
+from usi_engine.eval import kp
+from usi_engine.eval.loader import EvalLoader
 
 
 @pytest.fixture

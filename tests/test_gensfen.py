@@ -4,9 +4,9 @@ import pytest
 
 from usi_engine import Position
 from usi_engine.__main__ import main
-from usi_engine.gensfen import _game_over, _stored_score
-from usi_engine.packed import PSV_DTYPE, move_from_psv, unpack
-from usi_engine.search import SearchResult
+from usi_engine.training.gensfen import _game_over, _stored_score
+from usi_engine.core.packed import PSV_DTYPE, move_from_psv, unpack
+from usi_engine.search.searcher import SearchResult
 
 BATCH = 150
 FAST = ["--positions", str(2 * BATCH), "--batch-positions", str(BATCH), "--nodes", "300",

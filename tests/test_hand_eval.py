@@ -1,12 +1,12 @@
 """The hand-written evaluation (`EvalType hand`): the search keeps its board sums move
-by move (usi_engine.evaluate.hand_update); they must give the score computed from
+by move (usi_engine.eval.handwritten.hand_update); they must give the score computed from
 scratch after every move and undo, whatever the weights."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from usi_engine import evaluate
+from usi_engine.eval import handwritten as evaluate
 
 STARTPOS = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
 DROPS = "6n1l/2+S1k4/2lp4p/1np1B2b1/3PP4/1N1S3rP/1P2+pPP+p1/1p1G5/3KG2r1 b GSN2L4Pgs2p 1"
@@ -44,7 +44,7 @@ KNIGHT_FOR_PAWN = "lnsgkgsnl/1r5b1/pppppppp1/9/9/9/PPPPPPPPP/1B5R1/LNSGKGS1L b P
 
 @pytest.fixture
 def loader():
-    from usi_engine.eval_setup import EvalLoader
+    from usi_engine.eval.loader import EvalLoader
     yield EvalLoader()
     evaluate.load_weights(evaluate.default_weights())
 

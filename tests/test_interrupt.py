@@ -41,9 +41,9 @@ def interrupt(command: list[str], started: str | None = None, wait_s: float = 1.
 
 def python_loop(statement: str) -> list[str]:
     return [sys.executable, "-c",
-            "from usi_engine.position import Position\n"
-            "from usi_engine.search import Searcher\n"
-            "from usi_engine.mate import MateSolver\n"
+            "from usi_engine.core.position import Position\n"
+            "from usi_engine.search.searcher import Searcher\n"
+            "from usi_engine.mate.solver import MateSolver\n"
             "print('started', flush=True)\n" + statement]
 
 

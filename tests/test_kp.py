@@ -5,9 +5,11 @@ import re
 import numpy as np
 import pytest
 
-from usi_engine import eval_weights, kp
-from usi_engine.evaluate import evaluate_sfen as hand_evaluate
-from usi_engine.position import Position
+from usi_engine.eval import weights as eval_weights
+
+from usi_engine.eval import kp
+from usi_engine.eval.handwritten import evaluate_sfen as hand_evaluate
+from usi_engine.core.position import Position
 
 STARTPOS = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
 DROPS = "6n1l/2+S1k4/2lp4p/1np1B2b1/3PP4/1N1S3rP/1P2+pPP+p1/1p1G5/3KG2r1 b GSN2L4Pgs2p 1"

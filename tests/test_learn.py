@@ -2,10 +2,14 @@
 import numpy as np
 import pytest
 
-from usi_engine import eval_weights, kp, learn
-from usi_engine.evaluate import evaluate_sfen as hand_evaluate
-from usi_engine.packed import PSV_DTYPE, move_to_psv, pack
-from usi_engine.position import Position
+from usi_engine.eval import weights as eval_weights
+
+from usi_engine.eval import kp
+
+from usi_engine.training import learn
+from usi_engine.eval.handwritten import evaluate_sfen as hand_evaluate
+from usi_engine.core.packed import PSV_DTYPE, move_to_psv, pack
+from usi_engine.core.position import Position
 
 
 def _records(count: int, seed: int) -> np.ndarray:

@@ -4,8 +4,8 @@ import time
 
 import pytest
 
-from usi_engine.position import Position, move_to_usi
-from usi_engine.mate import MateSolver
+from usi_engine.core.position import Position, move_to_usi
+from usi_engine.mate.solver import MateSolver
 
 MATE_IN_1 = "4k4/9/4P4/9/9/9/9/9/9 b G 1"
 KOTEN_3 = "3sks3/9/4S4/9/9/B8/9/9/9 b S2rb4g4n4l18p 1"
@@ -134,7 +134,7 @@ def test_short_problems_have_their_published_lengths(solver, sfen, length):
 
 @pytest.mark.parametrize("sfen,length", SHORT_PROBLEMS)
 def test_generalised_hands_and_heuristics_do_not_change_the_answer(sfen, length):
-    from usi_engine import mate
+    from usi_engine.mate import solver as mate
     results = []
     try:
         for settings in [(True, True, True, False), (False, False, False, False),
@@ -238,7 +238,7 @@ def test_solve_accepts_every_keyword_of_its_type_stub(solver):
     import ast
     from pathlib import Path
     import usi_engine
-    stub = ast.parse((Path(usi_engine.__file__).parent / "mate.pyi").read_text())
+    stub = ast.parse((Path(usi_engine.__file__).parent / "mate/solver.pyi").read_text())
     solve = next(node for node in ast.walk(stub)
                  if isinstance(node, ast.FunctionDef) and node.name == "solve")
     names = [a.arg for a in solve.args.args[2:]]

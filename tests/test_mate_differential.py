@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 from peers import replay_mate_with_cshogi  # noqa: E402
 from differential_corpus import corpus, walk  # noqa: E402
 from usi_engine import Position, move_to_usi  # noqa: E402
-from usi_engine.mate import MateSolver  # noqa: E402
+from usi_engine.mate.solver import MateSolver  # noqa: E402
 
 SAMPLE_EVERY = 7          # plies between sampled positions
 GAMES = 120               # of the "rich" family

@@ -5,10 +5,16 @@ import re
 import numpy as np
 import pytest
 
-from usi_engine import eval_weights, kp, learn, learn_net
-from usi_engine.eval_setup import EvalLoader
-from usi_engine.packed import decode_records, pack
-from usi_engine.position import Position
+from usi_engine.eval import weights as eval_weights
+
+from usi_engine.eval import kp
+
+from usi_engine.training import learn
+
+from usi_engine.training import learn_net
+from usi_engine.eval.loader import EvalLoader
+from usi_engine.core.packed import decode_records, pack
+from usi_engine.core.position import Position
 
 from test_kp import _random_positions
 from test_learn import _records
@@ -68,7 +74,7 @@ def test_the_engine_scores_as_the_float_network_within_rounding(random_net):
 
 
 def _as_records(positions: list[Position]) -> np.ndarray:
-    from usi_engine.packed import PSV_DTYPE
+    from usi_engine.core.packed import PSV_DTYPE
     records = np.zeros(len(positions), dtype=PSV_DTYPE)
     for i, pos in enumerate(positions):
         records[i]["sfen"] = np.frombuffer(pack(pos), dtype=np.uint8)

@@ -1,4 +1,4 @@
-"""Tests for usi_engine.options: the USI option table and setoption handling."""
+"""Tests for usi_engine.usi.options: the USI option table and setoption handling."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from usi_engine import options
+from usi_engine.usi import options
 Options = options.Options
 
 

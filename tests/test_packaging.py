@@ -22,9 +22,9 @@ def stub_names(stub: str, cls: str) -> set[str]:
 
 
 @pytest.mark.parametrize("stub,module,cls", [
-    ("position.pyi", "usi_engine.position", "Position"),
-    ("search.pyi", "usi_engine.search", "Searcher"),
-    ("search.pyi", "usi_engine.search", "SearchResult"),
+    ("core/position.pyi", "usi_engine.core.position", "Position"),
+    ("search/searcher.pyi", "usi_engine.search.searcher", "Searcher"),
+    ("search/searcher.pyi", "usi_engine.search.searcher", "SearchResult"),
 ])
 def test_every_public_method_is_in_the_stub(stub, module, cls):
     import importlib
@@ -40,7 +40,7 @@ def test_an_unbuilt_source_checkout_says_how_to_build_it(tmp_path):
     shutil.copytree(PACKAGE, tmp_path / "usi_engine",
                     ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__"))
     # -S: no site-packages, so no editable-install finder that would reach the build
-    proc = subprocess.run([sys.executable, "-S", "-c", "from usi_engine.position import Position"],
+    proc = subprocess.run([sys.executable, "-S", "-c", "from usi_engine.core.position import Position"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=60)
     last = proc.stderr.strip().splitlines()[-1]
     assert proc.returncode != 0
@@ -55,7 +55,7 @@ def test_the_license_is_an_spdx_expression():
 
 def test_the_wheel_leaves_out_the_generated_c():
     setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
-    assert "*.c" in setuptools["exclude-package-data"]["usi_engine"]
+    assert "*.c" in setuptools["exclude-package-data"]["*"]
 
 
 def test_the_test_extra_holds_what_the_tests_import():

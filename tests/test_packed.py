@@ -1,4 +1,4 @@
-"""PackedSfen / PackedSfenValue (usi_engine.packed) against cshogi's reader and writer."""
+"""PackedSfen / PackedSfenValue (usi_engine.core.packed) against cshogi's reader and writer."""
 import random
 
 import numpy as np
@@ -7,7 +7,7 @@ import pytest
 cshogi = pytest.importorskip("cshogi")
 
 from usi_engine import Position
-from usi_engine.packed import (PSV_DTYPE, decode_records, move_from_psv, move_to_psv, pack,
+from usi_engine.core.packed import (PSV_DTYPE, decode_records, move_from_psv, move_to_psv, pack,
                                unpack)
 
 # Every position can hold all 40 pieces on board and in hand.

@@ -9,7 +9,7 @@ import pytest
 
 from usi_engine import Position
 from usi_engine.__main__ import main
-from usi_engine.packed import PSV_DTYPE, move_from_psv, move_to_psv, pack, unpack
+from usi_engine.core.packed import PSV_DTYPE, move_from_psv, move_to_psv, pack, unpack
 
 sys.path.insert(0, str(Path(__file__).parent))
 from usi_fake_teacher import fake_score  # noqa: E402
@@ -137,7 +137,7 @@ def test_quiet_only_drops_captures_and_big_scores_unasked(data, tmp_path):
 
 def test_output_is_read_by_learn_and_by_cshogi(data, tmp_path):
     cshogi = pytest.importorskip("cshogi")
-    from usi_engine.learn import psv_files, read_records
+    from usi_engine.training.learn import psv_files, read_records
     assert relabel(data, tmp_path / "out") == 0
     ours = read_records(psv_files([tmp_path / "out"]))
     theirs = np.concatenate([np.fromfile(tmp_path / "out" / name, dtype=cshogi.PackedSfenValue)

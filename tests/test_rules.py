@@ -251,7 +251,7 @@ def test_move_buffers_hold_more_moves_than_any_position_can_have():
     have, twice when it may promote (a rook or bishop sees at most 16 squares; a
     promoted minor piece moves as a gold, 6).  Drops: each type in hand on every empty
     square it may stand on, never the other king's."""
-    from usi_engine.position import MAX_LEGAL_MOVES
+    from usi_engine.core.position import MAX_LEGAL_MOVES
     board = (2 * max(16 * 2, 16 + 4)        # rooks or dragons
              + 2 * max(16 * 2, 16 + 4)      # bishops or horses
              + 4 * max(8 * 2, 6)            # lances or promoted lances

@@ -5,8 +5,8 @@ import time
 
 import pytest
 
-from usi_engine.position import Position, move_to_usi
-from usi_engine.search import Searcher
+from usi_engine.core.position import Position, move_to_usi
+from usi_engine.search.searcher import Searcher
 
 MATE_IN_1 = "4k4/9/4P4/9/9/9/9/9/4K4 b G 1"
 MATE_IN_3_TSUME = "3sks3/9/4S4/9/9/B8/9/9/9 b S2rb4g4n4l18p 1"   # Koten 3-ply
@@ -224,7 +224,7 @@ def test_mate_in_one_below_the_root_keeps_the_mating_line_whole(searcher):
 
 
 def test_the_table_keeps_the_root_best_move_and_score_after_a_search():
-    from usi_engine.search import _table_entry
+    from usi_engine.search.searcher import _table_entry
     s = Searcher()
     s.set_hash(16)
     result = s.search(Position(MIDGAME), depth=6)
@@ -233,7 +233,7 @@ def test_the_table_keeps_the_root_best_move_and_score_after_a_search():
 
 
 def test_the_table_has_no_entry_for_a_position_never_searched():
-    from usi_engine.search import _table_entry
+    from usi_engine.search.searcher import _table_entry
     s = Searcher()
     s.set_hash(16)
     s.search(Position(), depth=3)

@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from usi_engine.position import Position
-from usi_engine.search import Searcher
+from usi_engine.core.position import Position
+from usi_engine.search.searcher import Searcher
 
 MIDGAME = "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1"
 

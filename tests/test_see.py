@@ -4,9 +4,9 @@ quiescence and the pruning rules all ask it; until 2026-11-26 its table valued a
 as a rook, a bishop as a gold, a rook as a bishop and a horse as nothing."""
 import pytest
 
-from usi_engine.evaluate import default_weights
-from usi_engine.position import Position
-from usi_engine.search import _see_ge, _see_value
+from usi_engine.eval.handwritten import default_weights
+from usi_engine.core.position import Position
+from usi_engine.search.searcher import _see_ge, _see_value
 
 PAWN, LANCE, KNIGHT, SILVER, BISHOP, ROOK, GOLD, KING = range(1, 9)
 PROMOTED = 8
@@ -22,7 +22,7 @@ def exchange(sfen, usi, threshold):
     return _see_ge(position, position.parse_usi(usi), threshold)
 
 
-# what SEE adds for a piece in hand over its board value: fixed (see.pxd), smaller than
+# what SEE adds for a piece in hand over its board value: fixed (core/see.pxd), smaller than
 # the evaluation's premium, which also prices the attacks a piece in hand threatens
 SEE_HAND_PREMIUM = {PAWN: 15, LANCE: 20, KNIGHT: 25, SILVER: 30, BISHOP: 45, ROOK: 55,
                     GOLD: 30}

@@ -7,10 +7,10 @@ import time
 
 import pytest
 
-from usi_engine.mate import MateSolver
-from usi_engine.position import Position
-from usi_engine.search import Searcher
-from usi_engine.tt import HashMemory
+from usi_engine.mate.solver import MateSolver
+from usi_engine.core.position import Position
+from usi_engine.search.searcher import Searcher
+from usi_engine.core.tt import HashMemory
 
 OPENING = "lnsgkgsnl/1r5b1/p1ppppppp/1p7/7P1/9/PPPPPPP1P/1B5R1/LNSGKGSNL b - 5"
 MATE_IN_3 = "3sks3/9/4S4/9/9/B8/9/9/9 b S2rb4g4n4l18p 1"

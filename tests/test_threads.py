@@ -6,9 +6,9 @@ import time
 
 import pytest
 
-from usi_engine.position import Position, move_to_usi
-from usi_engine.search import Searcher
-from usi_engine.tt import concurrent_table_check, torn_entry_check
+from usi_engine.core.position import Position, move_to_usi
+from usi_engine.search.searcher import Searcher
+from usi_engine.core.tt import concurrent_table_check, torn_entry_check
 
 from usi_client import UsiProcess
 

@@ -1,4 +1,4 @@
-"""Tests for usi_engine.timeman: go parsing and the soft/hard deadlines."""
+"""Tests for usi_engine.usi.timeman: go parsing and the soft/hard deadlines."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from usi_engine import options, timeman
+from usi_engine.usi import options
+
+from usi_engine.usi import timeman
 
 GoParams, TimePlan, parse_go, plan = timeman.GoParams, timeman.TimePlan, timeman.parse_go, timeman.plan
 ClockLoss = timeman.ClockLoss

@@ -4,11 +4,17 @@ import io
 
 import pytest
 
-from usi_engine import kp, search, tree, tuning
-from usi_engine.eval_setup import EvalLoader
-from usi_engine.position import Position, move_to_usi
-from usi_engine.search import Searcher
-from usi_engine.usi import UsiEngine
+from usi_engine.eval import kp
+
+from usi_engine.search import searcher as search
+
+from usi_engine.search import alphabeta as tree
+
+from usi_engine.usi import tuning
+from usi_engine.eval.loader import EvalLoader
+from usi_engine.core.position import Position, move_to_usi
+from usi_engine.search.searcher import Searcher
+from usi_engine.usi.loop import UsiEngine
 
 MIDGAME = "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1"
 MATE_IN_3_TSUME = "3sks3/9/4S4/9/9/B8/9/9/9 b S2rb4g4n4l18p 1"   # Koten 3-ply

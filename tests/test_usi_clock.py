@@ -33,7 +33,7 @@ def play(engine, moves: list[str], clock: str) -> tuple[int, str, float]:
 
 
 def reply_to(moves: list[str]) -> str:
-    from usi_engine.position import Position, move_to_usi
+    from usi_engine.core.position import Position, move_to_usi
     position = Position()
     for move in moves:
         position.push_usi(move)

@@ -14,7 +14,7 @@ import cshogi
 import pytest
 
 from usi_client import UsiProcess
-from usi_engine.usi import UsiEngine
+from usi_engine.usi.loop import UsiEngine
 
 MATE_IN_1 = "position sfen 4k4/9/4P4/9/9/9/9/9/4K4 b G2r2b3g4s4n4l17p 1"
 

@@ -212,7 +212,7 @@ def test_usi_is_answered_within_100_ms_of_process_start():
 def _mapped_core_modules(pid: int) -> set[str]:
     """Which compiled usi_engine modules the process has loaded (from /proc/PID/maps)."""
     maps = open(f"/proc/{pid}/maps").read()
-    return set(re.findall(r"usi_engine/(\w+)\.cpython", maps))
+    return set(re.findall(r"usi_engine/\w+/(\w+)\.cpython", maps))
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/PID/maps")
@@ -223,7 +223,7 @@ def test_heavy_setup_waits_for_isready_not_import():
         assert _mapped_core_modules(engine.proc.pid) == set()  # nothing compiled loaded yet
         engine.send("isready")
         engine.expect("readyok")
-        assert {"position", "search"} <= _mapped_core_modules(engine.proc.pid)
+        assert {"position", "searcher"} <= _mapped_core_modules(engine.proc.pid)
 
 
 def test_engine_never_thinks_without_go(engine):
@@ -264,7 +264,7 @@ def test_usi_reply_is_id_name_id_author_options_usiok():
     assert lines[1].startswith("id author ") and len(lines[1]) > len("id author ")
     assert lines[-1] == "usiok"
     options = lines[2:-1]
-    from usi_engine.options import Options
+    from usi_engine.usi.options import Options
     assert options == Options().usi_lines()
     names = [line.split()[2].lower() for line in options]
     assert len(names) == len(set(names)), "one option line per option"
@@ -319,7 +319,7 @@ def test_setoption_names_are_case_insensitive(engine):
 
 
 def test_setoption_string_value_may_contain_spaces():
-    from usi_engine.options import Options
+    from usi_engine.usi.options import Options
     names = [s.name for s in Options().specs() if s.type in ("string", "filename")]
     if not names:
         pytest.skip("the engine offers no string/filename option yet")
@@ -684,7 +684,7 @@ def test_go_mate_reports_progress_with_nodes_and_hashfull(engine):
 
 
 def is_checkmate_after(sfen, moves):
-    from usi_engine.position import Position
+    from usi_engine.core.position import Position
     pos = Position(sfen)
     for ply, move in enumerate(moves):
         m = pos.parse_usi(move)
@@ -733,7 +733,7 @@ def test_info_score_is_from_the_side_to_move_point_of_view(engine):
 def test_info_bound_words_follow_the_score():
     # The search reports bounds through the callback; check the formatter directly
     # (the current search reports exact scores only).
-    from usi_engine.usi import format_info
+    from usi_engine.usi.loop import format_info
     line = format_info({"depth": 5, "seldepth": 7, "nodes": 10, "time_ms": 1, "score_cp": 30,
                         "bound": "lower", "pv": []})
     assert line.endswith("score cp 30 lowerbound")

@@ -14,7 +14,7 @@ import argparse
 import sys
 
 from usi_engine import Position
-from usi_engine.position import move_to_usi
+from usi_engine.core.position import move_to_usi
 
 
 def fake_score(sfen: str) -> int:

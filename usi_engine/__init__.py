@@ -16,7 +16,7 @@ __version__ = "0.1.0"
 # A source checkout whose core was never compiled (e.g. Python started in the checkout
 # after `pip install .`) would hide an installed copy and fail later with a puzzling
 # "cannot import name 'position'": say at once what to do instead.
-if _util.find_spec(__name__ + ".position") is None:
+if _util.find_spec(__name__ + ".core.position") is None:
     raise ImportError(
         f"usi_engine: the compiled core is not built in {__path__[0]} (a source "
         "checkout?): build it there with `pip install -e .` (or `python setup.py "
@@ -25,12 +25,12 @@ if _util.find_spec(__name__ + ".position") is None:
 
 
 if TYPE_CHECKING:  # what the lazy __getattr__ below returns, for type checkers
-    from usi_engine.position import (STARTPOS_SFEN, Position, move_to_usi, square_name,
+    from usi_engine.core.position import (STARTPOS_SFEN, Position, move_to_usi, square_name,
                                      usi_to_move)
 
 
 def __getattr__(name: str) -> object:
     if name in __all__:
-        from usi_engine import position
+        from usi_engine.core import position
         return getattr(position, name)
     raise AttributeError(f"module 'usi_engine' has no attribute {name!r}")

@@ -61,7 +61,7 @@ def _nodes_line(nodes: int, seconds: float) -> str:
 
 
 def cmd_perft(args: argparse.Namespace) -> int:
-    from usi_engine.position import Position, STARTPOS_SFEN, move_to_usi
+    from usi_engine.core.position import Position, STARTPOS_SFEN, move_to_usi
     try:
         pos = Position(args.sfen or STARTPOS_SFEN)
     except ValueError as exc:
@@ -124,9 +124,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     each position, no time limit, so the total node count is a signature of the
     search code. Last line: ``nodes N time_ms T nps X``.
     """
-    from usi_engine.eval_setup import EvalLoader
-    from usi_engine.position import Position, move_to_usi
-    from usi_engine.search import Searcher
+    from usi_engine.eval.loader import EvalLoader
+    from usi_engine.core.position import Position, move_to_usi
+    from usi_engine.search.searcher import Searcher
 
     for message in EvalLoader().apply(args.eval, args.eval_file or ""):
         if not message.startswith("EvalFile: loaded"):
@@ -185,8 +185,8 @@ def read_tsume_suite(path: str) -> list[tuple[str, str, int | None]]:
 def cmd_mate(args: argparse.Namespace) -> int:
     """Solve one tsume (prints the USI `checkmate ...` line) or a suite (a progress line
     per problem and a summary)."""
-    from usi_engine.mate import MateSolver
-    from usi_engine.position import Position
+    from usi_engine.mate.solver import MateSolver
+    from usi_engine.core.position import Position
 
     # Read and check the input before allocating the table (256 MB by default).
     if args.suite is None:
@@ -246,13 +246,13 @@ def cmd_mate(args: argparse.Namespace) -> int:
 
 
 def cmd_usi(_args: argparse.Namespace) -> int:
-    from usi_engine.usi import main as usi_main
+    from usi_engine.usi.loop import main as usi_main
     return usi_main()
 
 
 def cmd_csa(args: argparse.Namespace) -> int:
-    """Play on a CSA server (floodgate) through the bridge in :mod:`usi_engine.csa`."""
-    from usi_engine.csa import Bridge, ConfigError, build_config
+    """Play on a CSA server (floodgate) through the bridge in :mod:`usi_engine.csa.bridge`."""
+    from usi_engine.csa.bridge import Bridge, ConfigError, build_config
     try:
         config = build_config(args)
     except ConfigError as exc:
@@ -295,13 +295,13 @@ def add_csa_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -
 
 
 def cmd_gensfen(args: argparse.Namespace) -> int:
-    """Self-play training data (see :mod:`usi_engine.gensfen`)."""
-    from usi_engine.gensfen import run
+    """Self-play training data (see :mod:`usi_engine.training.gensfen`)."""
+    from usi_engine.training.gensfen import run
     return run(args)
 
 
 def add_gensfen_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
-    """The ``gensfen`` sub-command's arguments (the work is in :mod:`usi_engine.gensfen`,
+    """The ``gensfen`` sub-command's arguments (the work is in :mod:`usi_engine.training.gensfen`,
     imported only when the command runs)."""
     p = sub.add_parser(
         "gensfen", help="self-play training data (YaneuraOu PackedSfenValue files)",
@@ -339,8 +339,8 @@ def add_gensfen_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]
 
 
 def cmd_learn(args: argparse.Namespace) -> int:
-    """Train the king-piece evaluation (see :mod:`usi_engine.learn`)."""
-    from usi_engine.learn import main_learn
+    """Train the king-piece evaluation (see :mod:`usi_engine.training.learn`)."""
+    from usi_engine.training.learn import main_learn
     try:
         return main_learn(args)
     except ValueError as exc:
@@ -379,8 +379,8 @@ def add_learn_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]")
 
 
 def cmd_learn_net(args: argparse.Namespace) -> int:
-    """Train the network on top of the king-piece table (see :mod:`usi_engine.learn_net`)."""
-    from usi_engine.learn_net import main_learn_net
+    """Train the network on top of the king-piece table (see :mod:`usi_engine.training.learn_net`)."""
+    from usi_engine.training.learn_net import main_learn_net
     try:
         return main_learn_net(args)
     except ValueError as exc:
@@ -419,14 +419,14 @@ def add_learn_net_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParse
 
 
 def cmd_relabel(args: argparse.Namespace) -> int:
-    """Relabel records with a USI teacher's scores (see :mod:`usi_engine.relabel`)."""
-    from usi_engine.relabel import run
+    """Relabel records with a USI teacher's scores (see :mod:`usi_engine.training.relabel`)."""
+    from usi_engine.training.relabel import run
     return run(args)
 
 
 def add_relabel_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     """The ``relabel`` sub-command's arguments."""
-    # The defaults of usi_engine.relabel (not imported here: it loads numpy).
+    # The defaults of usi_engine.training.relabel (not imported here: it loads numpy).
     DEFAULT_GO, DEFAULT_MAX_SCORE, DEFAULT_TIMEOUT_S = "go btime 0 wtime 0 byoyomi 100", 3000, 30.0
     p = sub.add_parser(
         "relabel", help="replace the records' scores by a USI engine's (a teacher)",

@@ -1,0 +1,132 @@
+"""Sizing the table memory (``USI_Hash``) at ``isready``, off the protocol thread.
+
+The block is allocated and every page touched at once (seconds for gigabytes), so it
+is done in an allocation thread; that thread answers the ``readyok`` lines owed by
+the ``isready`` commands that came meanwhile, while the protocol thread goes on
+reading (``quit`` still works).  The old block is dropped first, so the process
+never holds two; a size the system refuses, or one larger than the memory available,
+falls back to a smaller block and says so.
+
+Example (with a stand-in searcher)::
+
+    >>> class Stub:
+    ...     hash_mb = 0
+    ...     def release_memory(self): pass
+    ...     def use_memory(self, memory): self.hash_mb = memory.megabytes
+    ...     def mate_solver(self): pass
+    >>> said = []
+    >>> sizer = HashSizer(lambda *lines: said.extend(lines))
+    >>> stub = Stub()
+    >>> sizer.isready(stub, 2)
+    True
+    >>> sizer.wait(); stub.hash_mb, said
+    (2, ['readyok'])
+    >>> sizer.isready(stub, 2)      # already that size: the caller answers at once
+    False
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["HashSizer", "available_mb"]
+
+
+def available_mb() -> int | None:
+    """Memory the system can still give (Linux ``MemAvailable``), in MB; None if unknown.
+
+    The table is touched as it is allocated, so asking for more than this would not
+    fail cleanly: the kernel would kill the process instead."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) // 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+class HashSizer:
+    """Sizes a searcher's memory at ``isready`` in a thread; ``write(*lines)`` prints.
+
+    ``after`` (optional) runs in the allocation thread once the memory is in place
+    (the engine forgets the last game there)."""
+
+    def __init__(self, write: Callable[..., None], after: Callable[[], None] | None = None) -> None:
+        self._write = write
+        self._after = after
+        self._lock = threading.Lock()              # guards the three fields below
+        self._thread: threading.Thread | None = None
+        self._owed = 0                             # readyok lines to print when done
+        self.sized_mb: int | None = None           # USI_Hash the memory was sized for
+
+    @property
+    def busy(self) -> bool:
+        """Whether an allocation is under way."""
+        with self._lock:
+            return self._thread is not None
+
+    def isready(self, searcher: Any, want: int) -> bool:
+        """Handle ``isready``: True if the allocation thread will answer it (one is
+        running, or ``want`` MB differs from the size in place and one starts now);
+        False if the caller answers ``readyok`` itself."""
+        with self._lock:
+            if self._thread is None and want == self.sized_mb:
+                return False
+            self._owed += 1
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._size, args=(searcher, want),
+                                                name="usi-hash", daemon=True)
+                self._thread.start()
+            return True
+
+    def wait(self) -> None:
+        """Wait for a running allocation (only a GUI that sends ``go`` before the
+        ``readyok`` of its ``isready`` makes the protocol thread wait here)."""
+        with self._lock:
+            thread = self._thread
+        if thread is not None:
+            thread.join()
+
+    def _size(self, searcher: Any, want: int) -> None:
+        notes: list[str] = []
+        try:
+            from usi_engine.core.tt import HashMemory
+            previous = int(searcher.hash_mb)
+            searcher.release_memory()  # never hold two blocks: RSS stays within USI_Hash
+            memory = None
+            available = available_mb()
+            if available is not None and want > available + previous - 64:
+                notes.append(f"USI_Hash: {want} MB is more than the {available + previous} MB "
+                             f"of memory available")
+            else:
+                try:
+                    memory = HashMemory(want)
+                except MemoryError:
+                    notes.append(f"USI_Hash: the system refused {want} MB")
+            if memory is None:
+                for fallback in (previous, 16, 1):
+                    if 0 < fallback < want:
+                        try:
+                            memory = HashMemory(fallback)
+                            break
+                        except MemoryError:
+                            continue
+                if memory is None:
+                    raise MemoryError("cannot allocate even 1 MB of hash")
+                notes[-1] += f"; using {memory.megabytes} MB instead"
+            searcher.use_memory(memory)
+            searcher.mate_solver()  # built now: the first go mate allocates nothing
+            if self._after is not None:
+                self._after()
+        except Exception as exc:  # report, but the GUI must still get readyok
+            notes.append(f"error: isready: {type(exc).__name__}: {exc}")
+        finally:
+            with self._lock:
+                self.sized_mb = want  # do not retry at every isready
+                owed, self._owed = self._owed, 0
+                self._thread = None
+            self._write(*("info string " + " ".join(note.split()) for note in notes),
+                        *["readyok"] * owed)

@@ -1,0 +1,794 @@
+# cython: language_level=3
+"""Legal move generation for shogi, drops included.
+
+Moves are generated legal rather than pseudo-legal: pins are resolved with the
+line through king and pinned piece, king steps are tested against the opponent's
+attacks with the king lifted off the board, and a check restricts every other move
+to capturing or blocking the single checker.  Drops obey nifu, dead squares and the
+pawn-drop-mate (uchifuzume) rule.
+"""
+from usi_engine.core.types cimport *
+from usi_engine.core.bitboard cimport *
+from usi_engine.core.position cimport (Pos, state, pieces, attackers_to, is_attacked,
+                                  gold_movers, pinned_pieces, slider_blockers, hand_count,
+                                  pos_do_move, pos_undo_move)
+
+init_tables()
+
+
+cdef inline bint _want(int kind, bint promote, bint capture) noexcept nogil:
+    """Whether a move of this shape belongs to the requested subset."""
+    if kind == GEN_CAPTURES:
+        return promote or capture
+    if kind == GEN_QUIETS:
+        return not promote and not capture
+    return True
+
+
+cdef inline int _add_board_moves(const Pos* p, int* out, int n, int frm, int pc,
+                                 bb_t targets, int kind) noexcept nogil:
+    """Append the moves of the piece pc on frm to each target square, expanding
+    promotion choices: optional inside/into/out of the zone, forced where the
+    unpromoted piece could never move again."""
+    cdef int us = piece_color(pc)
+    cdef int pt = piece_type(pc)
+    cdef bb_t zone = usi_tables.zone[us]
+    cdef bb_t dead = usi_tables.dead[us][pt]
+    cdef bint may_promote = can_promote_type(pt)
+    cdef bint from_zone = bb_test(zone, frm)
+    cdef int to
+    cdef bint capture
+    # drop the squares whose moves the subset leaves out before the loop (the moves
+    # written are the same): captures and promotions only onto enemy pieces, or into
+    # the zone; quiet moves only onto empty squares
+    if kind == GEN_CAPTURES:
+        if not (may_promote and from_zone):
+            targets &= p.by_color[us ^ 1] | (zone if may_promote else 0)
+    elif kind == GEN_QUIETS:
+        targets &= ~p.by_color[us ^ 1]
+    while targets:
+        to = bb_pop(&targets)
+        capture = p.board[to] != EMPTY
+        if may_promote and (from_zone or bb_test(zone, to)):
+            if kind != GEN_QUIETS:
+                out[n] = make_move(frm, to, True)
+                n += 1
+            if not bb_test(dead, to) and _want(kind, False, capture):
+                out[n] = make_move(frm, to, False)
+                n += 1
+        elif _want(kind, False, capture):
+            out[n] = make_move(frm, to, False)
+            n += 1
+    return n
+
+
+cdef bint is_pawn_drop_mate(const Pos* p, int to) noexcept nogil:
+    """Would a pawn dropped on `to` (the square in front of the enemy king) mate?
+    Then the drop is illegal.  The defender escapes by taking the pawn with a piece
+    that is free to move (a pinned piece only along its pin line) or with the king
+    onto an unguarded square, or by stepping the king out of the pawn's reach."""
+    cdef int us = p.side
+    cdef int them = us ^ 1
+    cdef int ek = p.king_sq[them]
+    cdef bb_t occ = p.occupied | bb_square(to)
+    cdef bb_t capturers = attackers_to(p, them, to, occ) & ~bb_square(ek)
+    cdef bb_t pinned
+    cdef int s
+    if capturers:
+        pinned = pinned_pieces(p, them)
+        while capturers:
+            s = bb_pop(&capturers)
+            if not bb_test(pinned, s) or aligned(ek, s, to):
+                return False
+    cdef bb_t escapes = usi_tables.step[KING][ek] & ~p.by_color[them]
+    occ ^= bb_square(ek)
+    while escapes:
+        s = bb_pop(&escapes)
+        if not is_attacked(p, us, s, occ):
+            return False
+    return True
+
+
+cdef inline bb_t _pawn_drop_squares(const Pos* p, int us, bb_t target) noexcept nogil:
+    """The squares of target where us may drop a pawn: not its dead ranks, and not a
+    file that already holds one of its pawns (nifu).  Pawn-drop mate is the caller's."""
+    cdef bb_t t = target & ~usi_tables.dead[us][PAWN]
+    cdef bb_t pawns = pieces(p, us, PAWN)
+    while pawns and t:
+        t &= ~usi_tables.file_mask[square_file(bb_pop(&pawns))]
+    return t
+
+
+cdef inline int _pawn_drop_checks_at(const Pos* p) noexcept nogil:
+    """The square where a pawn of the side to move would check the enemy king, or -1."""
+    cdef int ek = p.king_sq[p.side ^ 1]
+    if ek < 0:
+        return -1
+    if p.side == BLACK:
+        return ek + 1 if square_rank(ek) < 8 else -1
+    return ek - 1 if square_rank(ek) > 0 else -1
+
+
+cdef inline int _add_drops(const Pos* p, int* out, int n, bb_t target) noexcept nogil:
+    """Append every legal drop of the side to move onto the empty squares of target."""
+    cdef int us = p.side
+    cdef unsigned int h = p.hand[us]
+    cdef bb_t t
+    cdef int to, i, k, check_sq
+    cdef int anywhere[4]
+    if h == 0 or not target:
+        return n
+    if hand_count(h, PAWN):
+        t = _pawn_drop_squares(p, us, target)
+        check_sq = _pawn_drop_checks_at(p)
+        if check_sq >= 0 and bb_test(t, check_sq) and is_pawn_drop_mate(p, check_sq):
+            t ^= bb_square(check_sq)
+        while t:
+            out[n] = make_drop(PAWN, bb_pop(&t))
+            n += 1
+    if hand_count(h, LANCE):
+        t = target & ~usi_tables.dead[us][LANCE]
+        while t:
+            out[n] = make_drop(LANCE, bb_pop(&t))
+            n += 1
+    if hand_count(h, KNIGHT):
+        t = target & ~usi_tables.dead[us][KNIGHT]
+        while t:
+            out[n] = make_drop(KNIGHT, bb_pop(&t))
+            n += 1
+    # silver, bishop, rook and gold may land on any empty square
+    k = 0
+    if hand_count(h, SILVER):
+        anywhere[k] = SILVER
+        k += 1
+    if hand_count(h, BISHOP):
+        anywhere[k] = BISHOP
+        k += 1
+    if hand_count(h, ROOK):
+        anywhere[k] = ROOK
+        k += 1
+    if hand_count(h, GOLD):
+        anywhere[k] = GOLD
+        k += 1
+    if k:
+        t = target
+        while t:
+            to = bb_pop(&t)
+            for i in range(k):
+                out[n] = make_drop(anywhere[i], to)
+                n += 1
+    return n
+
+
+cdef int _generate_legal(const Pos* p, int* out, int kind) noexcept nogil:
+    cdef int us = p.side
+    cdef int them = us ^ 1
+    cdef int ksq = p.king_sq[us]
+    cdef bb_t own = p.by_color[us]
+    cdef bb_t occ = p.occupied
+    cdef bb_t checkers = state(p).checkers
+    cdef bb_t target = usi_tables.all & ~own
+    cdef bb_t drop_target = usi_tables.all & ~occ
+    cdef bb_t b, t, pinned, occ_without_king
+    cdef int n = 0
+    cdef int frm, to, checker, pc
+
+    if ksq >= 0:
+        b = usi_tables.step[KING][ksq] & target
+        # (the subset first: the attack test costs more than the rest of a king step)
+        if kind == GEN_CAPTURES:
+            b &= occ
+        elif kind == GEN_QUIETS:
+            b &= ~occ
+        occ_without_king = occ ^ bb_square(ksq)
+        while b:
+            to = bb_pop(&b)
+            if not is_attacked(p, them, to, occ_without_king):
+                out[n] = make_move(ksq, to, False)
+                n += 1
+        if checkers:
+            if bb_more_than_one(checkers):
+                return n
+            checker = bb_lsb(checkers)
+            drop_target = usi_tables.between[ksq][checker]
+            target = drop_target | checkers
+        own ^= bb_square(ksq)
+
+    pinned = pinned_pieces(p, us)
+    b = own
+    while b:
+        frm = bb_pop(&b)
+        pc = p.board[frm]
+        t = piece_attacks(pc, frm, occ) & target
+        if t and bb_test(pinned, frm):
+            t &= usi_tables.line[ksq][frm]
+        if t:
+            n = _add_board_moves(p, out, n, frm, pc, t, kind)
+
+    if kind != GEN_CAPTURES:
+        n = _add_drops(p, out, n, drop_target)
+    return n
+
+
+cdef inline int _add_checking_board_moves(const Pos* p, int* out, int n, int frm, int pc,
+                                          bb_t targets, const bb_t* direct,
+                                          bint discovers) noexcept nogil:
+    """Append the moves of pc from frm to targets that give check: directly (the
+    destination is in direct[type after the move]) or, when frm shields the enemy king
+    from one of our sliders, by leaving the line."""
+    cdef int us = piece_color(pc)
+    cdef int pt = piece_type(pc)
+    cdef int ek = p.king_sq[us ^ 1]
+    cdef bb_t zone = usi_tables.zone[us]
+    cdef bb_t dead = usi_tables.dead[us][pt]
+    cdef bint may_promote = can_promote_type(pt)
+    cdef bint from_zone = bb_test(zone, frm)
+    cdef bb_t off_line = ~usi_tables.line[ek][frm] if discovers else 0
+    cdef int to
+    if not discovers:
+        # only the squares that see the king can give check (the long tail of a
+        # slider's targets is dropped before the loop; the moves written are the same)
+        targets &= direct[pt] | (direct[pt + PROMOTED] if may_promote else 0)
+    while targets:
+        to = bb_pop(&targets)
+        if may_promote and (from_zone or bb_test(zone, to)):
+            if bb_test(direct[pt + PROMOTED] | off_line, to):
+                out[n] = make_move(frm, to, True)
+                n += 1
+            if not bb_test(dead, to) and bb_test(direct[pt] | off_line, to):
+                out[n] = make_move(frm, to, False)
+                n += 1
+        elif bb_test(direct[pt] | off_line, to):
+            out[n] = make_move(frm, to, False)
+            n += 1
+    return n
+
+
+cdef inline bb_t _near_king(int ek) noexcept nogil:
+    """Squares from which a piece that is not a slider can check the king on ek, by a
+    move with or without promotion: at most 2 files and 4 ranks away (a knight)."""
+    cdef int kf = square_file(ek)
+    cdef int kr = square_rank(ek)
+    cdef bb_t files = 0, ranks = 0
+    cdef int i
+    for i in range(kf - 2 if kf >= 2 else 0, (kf + 2 if kf <= 6 else 8) + 1):
+        files |= usi_tables.file_mask[i]
+    for i in range(kr - 4 if kr >= 4 else 0, (kr + 4 if kr <= 4 else 8) + 1):
+        ranks |= usi_tables.rank_mask[i]
+    return files & ranks
+
+
+cdef inline void _check_squares(const Pos* p, int ek, bb_t* direct,
+                                bb_t sliders_wanted) noexcept nogil:
+    """direct[pt]: the squares from which a piece of ours of type pt would attack the
+    king on ek, that is the king's view as a piece of that type of its own colour.
+    The sliding types are looked at only where sliders_wanted has their bit (1 << pt),
+    and are empty otherwise."""
+    cdef int them = p.side ^ 1
+    cdef int pt
+    cdef bb_t occ = p.occupied
+    cdef bb_t king_step = usi_tables.step[KING][ek]
+    for pt in range(PAWN, DRAGON + 1):
+        direct[pt] = usi_tables.step[make_piece(them, pt)][ek]
+    direct[KING] = 0
+    direct[LANCE] = lance_attacks(them, ek, occ) if sliders_wanted & (1 << LANCE) else 0
+    if sliders_wanted & ((1 << BISHOP) | (1 << HORSE)):
+        direct[BISHOP] = bishop_attacks(ek, occ)
+        direct[HORSE] = direct[BISHOP] | king_step
+    else:
+        direct[BISHOP] = direct[HORSE] = 0
+    if sliders_wanted & ((1 << ROOK) | (1 << DRAGON)):
+        direct[ROOK] = rook_attacks(ek, occ)
+        direct[DRAGON] = direct[ROOK] | king_step
+    else:
+        direct[ROOK] = direct[DRAGON] = 0
+
+
+cdef inline int _sliders_in_play(const Pos* p) noexcept nogil:
+    """Bits 1 << pt of the sliding types that the side to move could check with: in
+    hand, on the board, or by promoting a piece it has."""
+    cdef int us = p.side
+    cdef unsigned int h = p.hand[us]
+    cdef bb_t own = p.by_color[us]
+    cdef int bits = 0
+    if hand_count(h, LANCE) or own & p.by_type[LANCE]:
+        bits |= 1 << LANCE
+    if hand_count(h, BISHOP) or own & p.by_type[BISHOP]:
+        bits |= (1 << BISHOP) | (1 << HORSE)
+    elif own & p.by_type[HORSE]:
+        bits |= 1 << HORSE
+    if hand_count(h, ROOK) or own & p.by_type[ROOK]:
+        bits |= (1 << ROOK) | (1 << DRAGON)
+    elif own & p.by_type[DRAGON]:
+        bits |= 1 << DRAGON
+    return bits
+
+
+cdef int _generate_checks(const Pos* p, int* out) noexcept nogil:
+    """Legal checking moves when the side to move is not in check (the tsume solver's
+    OR nodes): drops onto the squares that see the king, piece moves onto them, and
+    moves of a piece that uncovers a slider."""
+    cdef int ek = p.king_sq[p.side ^ 1]
+    cdef bb_t direct[16]
+    if ek < 0:
+        return 0
+    _check_squares(p, ek, direct, -1)
+    return _add_checks(p, out, direct, direct, 0)
+
+
+cdef int _add_checks(const Pos* p, int* out, const bb_t* direct, const bb_t* wanted,
+                     bb_t free_movers) noexcept nogil:
+    """Write the legal checks whose destination is wanted[type after the move], a subset
+    of direct[] (the check squares): every drop and piece move, except that a piece
+    that uncovers a check, or one in free_movers, may land on any square of direct[]."""
+    cdef int us = p.side
+    cdef int them = us ^ 1
+    cdef int ek = p.king_sq[them]
+    cdef int ksq = p.king_sq[us]
+    cdef bb_t occ = p.occupied
+    cdef bb_t own = p.by_color[us]
+    cdef bb_t empty = usi_tables.all & ~occ
+    cdef bb_t b, t, pinned, discoverers, movers
+    cdef int pt, frm, pc, to, n = 0
+    cdef unsigned int h = p.hand[us]
+    # drops
+    for pt in range(PAWN, KING):
+        if not hand_count(h, pt):
+            continue
+        t = wanted[pt] & empty & ~usi_tables.dead[us][pt]
+        if pt == PAWN and t:
+            t = _pawn_drop_squares(p, us, t)
+            if t and is_pawn_drop_mate(p, bb_lsb(t)):
+                t = 0
+        while t:
+            out[n] = make_drop(pt, bb_pop(&t))
+            n += 1
+    # board moves: the pieces near the king, the sliders, and the pieces that uncover
+    # a check, each only where its wanted squares ask for it
+    pinned = pinned_pieces(p, us)
+    discoverers = slider_blockers(p, them, us) & own
+    movers = discoverers | free_movers
+    if (wanted[PAWN] | wanted[KNIGHT] | wanted[SILVER] | wanted[GOLD] | wanted[PRO_PAWN]
+            | wanted[PRO_LANCE] | wanted[PRO_KNIGHT] | wanted[PRO_SILVER]
+            | wanted[HORSE] | wanted[DRAGON]):
+        movers |= _near_king(ek)
+    if wanted[LANCE] | wanted[PRO_LANCE]:
+        movers |= p.by_type[LANCE]
+    if wanted[BISHOP] | wanted[HORSE]:
+        movers |= p.by_type[BISHOP] | p.by_type[HORSE]
+    if wanted[ROOK] | wanted[DRAGON]:
+        movers |= p.by_type[ROOK] | p.by_type[DRAGON]
+    b = own & movers
+    while b:
+        frm = bb_pop(&b)
+        pc = p.board[frm]
+        pt = piece_type(pc)
+        t = piece_attacks(pc, frm, occ) & ~own
+        if bb_test(pinned, frm):
+            t &= usi_tables.line[ksq][frm]
+        if not t:
+            continue
+        if pt == KING:
+            if not bb_test(discoverers, frm):
+                continue
+            t &= ~usi_tables.line[ek][frm]
+            while t:
+                to = bb_pop(&t)
+                if not is_attacked(p, them, to, occ ^ bb_square(frm)):
+                    out[n] = make_move(frm, to, False)
+                    n += 1
+            continue
+        n = _add_checking_board_moves(
+            p, out, n, frm, pc, t,
+            direct if bb_test(discoverers | free_movers, frm) else wanted,
+            bb_test(discoverers, frm))
+    return n
+
+
+cdef int drop_dominated(const Pos* p, int* moves, int n) noexcept nogil:
+    """Leave out of moves[0:n] (in place; returns the new count) the non-promotions
+    that the same move with promotion dominates: a pawn, bishop or rook that may
+    promote (the promoted piece attacks every square the unpromoted one does, and is
+    worth the same when captured), and a lance onto its second rank (a gold there
+    covers the lance's one square).  Searches need not look at them, as other
+    engines' do not; perft and the mate solver keep every legal move."""
+    cdef int us = p.side
+    cdef bb_t zone = usi_tables.zone[us]
+    cdef bb_t lance_second = usi_tables.dead[us][KNIGHT] & ~usi_tables.dead[us][LANCE]
+    cdef int i, m, pt, k = 0
+    for i in range(n):
+        m = moves[i]
+        if not move_is_drop(m) and not move_is_promotion(m):
+            pt = piece_type(p.board[move_from(m)])
+            if pt == PAWN or pt == BISHOP or pt == ROOK:
+                if bb_test(zone, move_from(m)) or bb_test(zone, move_to(m)):
+                    continue
+            elif pt == LANCE and bb_test(lance_second, move_to(m)):
+                continue
+        moves[k] = m
+        k += 1
+    return k
+
+
+cdef int drop_unpromoted(const Pos* p, int* moves, int n) noexcept nogil:
+    """Leave out of moves[0:n] (in place; returns the new count) every non-promotion
+    that could have promoted: for quiescence, whose captures are weighed by material,
+    where the promoted piece is never worth less and the two variants of one capture
+    would take two of its few places."""
+    cdef bb_t zone = usi_tables.zone[p.side]
+    cdef int i, m, k = 0
+    for i in range(n):
+        m = moves[i]
+        if (not move_is_drop(m) and not move_is_promotion(m)
+                and can_promote_type(piece_type(p.board[move_from(m)]))
+                and (bb_test(zone, move_from(m)) or bb_test(zone, move_to(m)))):
+            continue
+        moves[k] = m
+        k += 1
+    return k
+
+
+cdef int generate(const Pos* p, int* out, int kind) noexcept nogil:
+    """Write the requested legal moves to out (room for MAX_MOVES) and return how many."""
+    cdef int n, i, k
+    if kind == GEN_EVASIONS:
+        if not state(p).checkers:
+            return 0
+        return _generate_legal(p, out, GEN_LEGAL)
+    if kind == GEN_CHECKS:
+        if not state(p).checkers:
+            return _generate_checks(p, out)
+        n = _generate_legal(p, out, GEN_LEGAL)
+        k = 0
+        for i in range(n):
+            if gives_check(p, out[i]):
+                out[k] = out[i]
+                k += 1
+        return k
+    return _generate_legal(p, out, kind)
+
+
+cdef bint has_legal_move(const Pos* p) noexcept nogil:
+    cdef int moves[MAX_MOVES]
+    return _generate_legal(p, moves, GEN_LEGAL) > 0
+
+
+cdef bint has_evasion(const Pos* p) noexcept nogil:
+    """Does the side to move, in check, have a legal reply?  Cheaper than generating:
+    it stops at the first one found, trying king steps first, then capturing the
+    checker, then blocking it."""
+    cdef int us = p.side
+    cdef int them = us ^ 1
+    cdef int ksq = p.king_sq[us]
+    cdef bb_t occ = p.occupied
+    cdef bb_t checkers = state(p).checkers
+    cdef bb_t b, pinned, between, t
+    cdef int to, checker, frm, pt
+    cdef unsigned int h
+    if ksq < 0 or not checkers:
+        return has_legal_move(p)
+    b = usi_tables.step[KING][ksq] & ~p.by_color[us]
+    while b:
+        to = bb_pop(&b)
+        if not is_attacked(p, them, to, occ ^ bb_square(ksq)):
+            return True
+    if bb_more_than_one(checkers):
+        return False
+    checker = bb_lsb(checkers)
+    pinned = pinned_pieces(p, us)
+    b = attackers_to(p, us, checker, occ) & ~bb_square(ksq)
+    while b:
+        frm = bb_pop(&b)
+        if not bb_test(pinned, frm) or aligned(ksq, frm, checker):
+            return True
+    between = usi_tables.between[ksq][checker]
+    if not between:
+        return False
+    h = p.hand[us]
+    if h:
+        for pt in range(LANCE, KING):
+            if hand_count(h, pt) and between & ~usi_tables.dead[us][pt]:
+                return True
+        if hand_count(h, PAWN):
+            t = _pawn_drop_squares(p, us, between)
+            # a blocking pawn drop that would itself be pawn-drop mate is illegal
+            while t:
+                to = bb_pop(&t)
+                if to != _pawn_drop_checks_at(p) or not is_pawn_drop_mate(p, to):
+                    return True
+    b = p.by_color[us] & ~bb_square(ksq)
+    while b:
+        frm = bb_pop(&b)
+        t = piece_attacks(p.board[frm], frm, occ) & between
+        if t and bb_test(pinned, frm):
+            t &= usi_tables.line[ksq][frm]
+        if t:
+            return True
+    return False
+
+
+cdef int mate_in_one(const Pos* p) noexcept nogil:
+    """A checking move after which the opponent has no reply, or 0.  Exact: it finds a
+    mate whenever there is one.  Not in check, it first finds the squares next to their
+    king that nothing of ours attacks (flights): a check mates only if it covers them
+    all, so most checks are never generated (see _covering_check_squares)."""
+    cdef int moves[MAX_MOVES]
+    cdef bb_t direct[16]
+    cdef bb_t wanted[16]
+    cdef int us = p.side
+    cdef int ek = p.king_sq[us ^ 1]
+    cdef bb_t near, occ, flights, openers = 0
+    cdef int n
+    if ek < 0:
+        return 0
+    if state(p).checkers:
+        return _first_mate(p, moves, generate(p, moves, GEN_CHECKS), 0, 0)
+    occ = p.occupied & ~bb_square(ek)
+    near = usi_tables.step[KING][ek] & ~p.by_color[us ^ 1]
+    flights = near & ~_attacked_near(p, us, ek, near, occ)
+    _check_squares(p, ek, direct, _sliders_in_play(p))
+    if flights:
+        _covering_check_squares(p, flights, occ, direct, wanted)
+        openers = _flight_openers(p, flights, occ)
+        n = _add_checks(p, moves, direct, wanted, openers)
+    else:
+        n = _add_checks(p, moves, direct, direct, 0)
+    return _first_mate(p, moves, n, near, flights)
+
+
+cdef inline int _first_mate(const Pos* p, int* moves, int n, bb_t tested,
+                            bb_t free) noexcept nogil:
+    """The first of the checks moves[0:n] that leaves the opponent no reply, or 0.
+    tested and free: the flight squares already looked at, and those found free."""
+    cdef Pos* q = <Pos*>p      # moves are played and taken back: p is unchanged on return
+    cdef int i
+    cdef bint escapes
+    for i in range(n):
+        if _king_takes_checker(p, moves[i]):
+            continue
+        if _king_steps_away(p, moves[i], &tested, &free):
+            continue
+        pos_do_move(q, moves[i])
+        escapes = has_evasion(q)
+        pos_undo_move(q)
+        if not escapes:
+            return moves[i]
+    return 0
+
+
+cdef inline bb_t _attacked_near(const Pos* p, int us, int ek, bb_t squares,
+                               bb_t occ) noexcept nogil:
+    """The squares of `squares` (next to the king on ek) that a piece of us attacks
+    through occupancy occ.  The sliders go first, each only if it stands on a line
+    through the king's neighbourhood; then the step attackers of what is left."""
+    cdef int them = us ^ 1
+    cdef bb_t own = p.by_color[us]
+    cdef bb_t attacked = 0
+    cdef bb_t sliders = own & (p.by_type[LANCE] | p.by_type[BISHOP] | p.by_type[ROOK]
+                               | p.by_type[HORSE] | p.by_type[DRAGON])
+    cdef bb_t golds, kings, rest
+    cdef int s, f, pt, df, dr
+    while sliders:
+        s = bb_pop(&sliders)
+        pt = piece_type(p.board[s])
+        df = square_file(s) - square_file(ek)
+        dr = square_rank(s) - square_rank(ek)
+        if pt == LANCE:
+            if not -1 <= df <= 1:
+                continue
+        elif pt == ROOK:
+            if not (-1 <= df <= 1 or -1 <= dr <= 1):
+                continue
+        elif pt == DRAGON:
+            if not (-1 <= df <= 1 or -1 <= dr <= 1 or (-2 <= df <= 2 and -2 <= dr <= 2)):
+                continue
+        elif not (-2 <= df + dr <= 2 or -2 <= df - dr <= 2):
+            continue        # bishop or horse (whose steps reach no farther)
+        attacked |= piece_attacks(p.board[s], s, occ) & squares
+    rest = squares & ~attacked
+    if not rest:
+        return attacked
+    golds = own & gold_movers(p)
+    kings = own & (p.by_type[KING] | p.by_type[HORSE] | p.by_type[DRAGON])
+    while rest:
+        f = bb_pop(&rest)
+        if ((usi_tables.step[make_piece(them, PAWN)][f] & own & p.by_type[PAWN])
+                or (usi_tables.step[make_piece(them, KNIGHT)][f] & own & p.by_type[KNIGHT])
+                or (usi_tables.step[make_piece(them, SILVER)][f] & own & p.by_type[SILVER])
+                or (usi_tables.step[make_piece(them, GOLD)][f] & golds)
+                or (usi_tables.step[KING][f] & kings)):
+            attacked |= bb_square(f)
+    return attacked
+
+
+cdef inline void _covering_check_squares(const Pos* p, bb_t flights, bb_t occ,
+                                         const bb_t* direct, bb_t* wanted) noexcept nogil:
+    """wanted[pt]: the check squares of direct[pt] from which a piece of type pt would
+    also attack every flight (occ: the board without their king, whose flight along
+    the line of a slider's check stays attacked).  A check by a drop, or by a piece
+    that opens no line onto a flight, covers the flights only from such a square: the
+    move adds no other attack on them, and its destination cannot be a flight, where
+    nothing would guard it from the king.  (A slider that moves off the line from a
+    flight was attacking it already, so the square it leaves never matters.)"""
+    cdef int them = p.side ^ 1
+    cdef int pt, f
+    cdef bb_t gold, slide
+    for pt in range(PAWN, DRAGON + 1):
+        wanted[pt] = direct[pt] & ~flights
+    while flights:
+        f = bb_pop(&flights)
+        wanted[PAWN] &= usi_tables.step[make_piece(them, PAWN)][f]
+        wanted[KNIGHT] &= usi_tables.step[make_piece(them, KNIGHT)][f]
+        wanted[SILVER] &= usi_tables.step[make_piece(them, SILVER)][f]
+        gold = usi_tables.step[make_piece(them, GOLD)][f]
+        wanted[GOLD] &= gold
+        for pt in range(PRO_PAWN, PRO_SILVER + 1):
+            wanted[pt] &= gold
+        if wanted[LANCE]:
+            wanted[LANCE] &= lance_attacks(them, f, occ)
+        if wanted[BISHOP] | wanted[HORSE]:
+            slide = bishop_attacks(f, occ)
+            wanted[BISHOP] &= slide
+            wanted[HORSE] &= slide | usi_tables.step[KING][f]
+        if wanted[ROOK] | wanted[DRAGON]:
+            slide = rook_attacks(f, occ)
+            wanted[ROOK] &= slide
+            wanted[DRAGON] &= slide | usi_tables.step[KING][f]
+
+
+cdef inline bb_t _flight_openers(const Pos* p, bb_t flights, bb_t occ) noexcept nogil:
+    """Our pieces that alone stand between one of our sliders and a flight: moving
+    one may cover the flight through the line it opens."""
+    cdef int us = p.side
+    cdef bb_t sliders, b, result = 0
+    cdef int f, s
+    while flights:
+        f = bb_pop(&flights)
+        sliders = ((rook_attacks(f, 0) & (p.by_type[ROOK] | p.by_type[DRAGON]))
+                   | (bishop_attacks(f, 0) & (p.by_type[BISHOP] | p.by_type[HORSE]))
+                   | (lance_attacks(us ^ 1, f, 0) & p.by_type[LANCE])) & p.by_color[us]
+        while sliders:
+            s = bb_pop(&sliders)
+            b = usi_tables.between[f][s] & occ
+            if b and not bb_more_than_one(b):
+                result |= b
+    return result & p.by_color[us]
+
+
+cdef inline bint _king_steps_away(const Pos* p, int m, bb_t* tested,
+                                  bb_t* free) noexcept nogil:
+    """After checking move m, can the opponent's king step to a square next to it that
+    nothing of ours attacks, so that m is no mate?  Told without playing m: a square
+    that nothing attacks now (sliders seen through the king; tested and free cache
+    that per node) is attacked after m only by the moved or dropped piece, or through
+    a line opened by the square it leaves (the square it fills only blocks lines).
+    Most checks end here instead of in a played move and an evasion search."""
+    cdef int us = p.side
+    cdef int ek = p.king_sq[us ^ 1]
+    cdef int to = move_to(m)
+    cdef int frm = -1
+    cdef int pc, f
+    cdef bb_t occ, candidates
+    if move_is_drop(m):
+        pc = make_piece(us, move_dropped_type(m))
+        occ = (p.occupied | bb_square(to)) & ~bb_square(ek)
+    else:
+        frm = move_from(m)
+        pc = p.board[frm] + (PROMOTED if move_is_promotion(m) else 0)
+        occ = ((p.occupied & ~bb_square(frm)) | bb_square(to)) & ~bb_square(ek)
+    candidates = (usi_tables.step[KING][ek] & ~p.by_color[us ^ 1] & ~bb_square(to)
+                  & ~piece_attacks(pc, to, occ))
+    while candidates:
+        f = bb_pop(&candidates)
+        if not bb_test(tested[0], f):
+            tested[0] |= bb_square(f)
+            if not is_attacked(p, us, f, p.occupied & ~bb_square(ek)):
+                free[0] |= bb_square(f)
+        if not bb_test(free[0], f):
+            continue
+        # free before m; a square in no line with the one m leaves stays free
+        if (frm < 0 or not usi_tables.line[f][frm]
+                or not (attackers_to(p, us, f, occ) & ~bb_square(frm))):
+            return True
+    return False
+
+
+cdef inline bint _king_takes_checker(const Pos* p, int m) noexcept nogil:
+    """Does checking move m land next to the opponent's king on a square that none of
+    our other pieces guards?  Then the king takes it: no mate, and no need to play it
+    out (most drop checks): half the evasion tests, 4% less CPU to depth 9 on
+    middle-game positions."""
+    cdef int to = move_to(m)
+    cdef int ek = p.king_sq[p.side ^ 1]
+    cdef bb_t mover = 0 if move_is_drop(m) else bb_square(move_from(m))
+    cdef bb_t occ
+    if ek < 0 or not bb_test(usi_tables.step[KING][ek], to):
+        return False
+    # after m, with their king lifted (a slider behind it would guard its capture)
+    occ = ((p.occupied | bb_square(to)) & ~mover) & ~bb_square(ek)
+    return (attackers_to(p, p.side, to, occ) & ~mover) == 0
+
+
+cdef bint gives_check(const Pos* p, int m) noexcept nogil:
+    """Does the legal move m check the opponent's king (directly or by discovery)?"""
+    cdef int us = p.side
+    cdef int them = us ^ 1
+    cdef int ek = p.king_sq[them]
+    cdef int to = move_to(m)
+    cdef int frm, pc
+    cdef bb_t occ, exposed
+    if ek < 0:
+        return False
+    if move_is_drop(m):
+        return bb_test(piece_attacks(make_piece(us, move_dropped_type(m)), to,
+                                     p.occupied | bb_square(to)), ek)
+    frm = move_from(m)
+    pc = p.board[frm]
+    if move_is_promotion(m):
+        pc += PROMOTED
+    occ = (p.occupied ^ bb_square(frm)) | bb_square(to)
+    if bb_test(piece_attacks(pc, to, occ), ek):
+        return True
+    # Discovered check: the opponent is not in check before our move, so any slider
+    # of ours that now sees the king was uncovered by the square just vacated.
+    if not usi_tables.line[ek][frm] or bb_test(usi_tables.line[ek][frm], to):
+        return False
+    exposed = ((rook_attacks(ek, occ) & (p.by_type[ROOK] | p.by_type[DRAGON]))
+               | (bishop_attacks(ek, occ) & (p.by_type[BISHOP] | p.by_type[HORSE]))
+               | (lance_attacks(them, ek, occ) & p.by_type[LANCE]))
+    return (exposed & p.by_color[us] & ~bb_square(frm)) != 0
+
+
+cdef bint is_legal(const Pos* p, int m) noexcept nogil:
+    """Is the arbitrary move value m legal here?  Safe on any int (TT moves, user input)."""
+    cdef int us = p.side
+    cdef int them = us ^ 1
+    cdef int to = move_to(m)
+    cdef int frm = move_from(m)
+    cdef int ksq = p.king_sq[us]
+    cdef bb_t checkers = state(p).checkers
+    cdef int pt, pc
+    cdef bb_t occ
+    if m <= 0 or m > 0x7FFF or to >= SQUARE_NB:
+        return False
+    if frm > MOVE_DROP_BASE:
+        pt = frm - MOVE_DROP_BASE
+        if pt > GOLD or move_is_promotion(m):
+            return False
+        if not hand_count(p.hand[us], pt) or p.board[to] != EMPTY:
+            return False
+        if bb_test(usi_tables.dead[us][pt], to):
+            return False
+        if pt == PAWN and pieces(p, us, PAWN) & usi_tables.file_mask[square_file(to)]:
+            return False
+        if checkers:
+            if bb_more_than_one(checkers):
+                return False
+            if not bb_test(usi_tables.between[ksq][bb_lsb(checkers)], to):
+                return False
+        if pt == PAWN and to == _pawn_drop_checks_at(p) and is_pawn_drop_mate(p, to):
+            return False
+        return True
+    if frm >= SQUARE_NB:
+        return False
+    pc = p.board[frm]
+    if pc == EMPTY or piece_color(pc) != us:
+        return False
+    if p.board[to] != EMPTY and piece_color(p.board[to]) == us:
+        return False
+    if not bb_test(piece_attacks(pc, frm, p.occupied), to):
+        return False
+    pt = piece_type(pc)
+    if move_is_promotion(m):
+        if not can_promote_type(pt):
+            return False
+        if not (bb_test(usi_tables.zone[us], frm) or bb_test(usi_tables.zone[us], to)):
+            return False
+    elif bb_test(usi_tables.dead[us][pt], to):
+        return False
+    if pt == KING:
+        return not is_attacked(p, them, to, p.occupied ^ bb_square(frm))
+    if ksq < 0:
+        return True
+    occ = (p.occupied ^ bb_square(frm)) | bb_square(to)
+    return (attackers_to(p, them, ksq, occ) & ~bb_square(to)) == 0

@@ -1,0 +1,78 @@
+# Static exchange evaluation: does a move win at least `threshold` once every capture
+# on its destination square has been played out, least valuable capturer first?
+#
+# Values are fixed here (not the evaluation's weights: ordering and pruning must not move
+# when the evaluation is retrained).  A captured piece is worth its board value plus what
+# it is worth in the captor's hand, so the swing of a capture is counted in full.
+from usi_engine.core.types cimport *
+from usi_engine.core.bitboard cimport *
+from usi_engine.core.position cimport Pos, attackers_to
+
+cdef extern from *:
+    """
+    /* board value + hand value of the unpromoted piece, by piece type (core/types.pxd:
+       pawn 1, lance 2, knight 3, silver 4, bishop 5, rook 6, gold 7, king 8, then
+       the promoted pawn .. silver 9-12, horse 13, dragon 14) */
+    static const int USI_SEE_VALUE[16] = {
+        0, 195, 650, 835, 1020, 1755, 2035, 1110, 30000,
+        645, 875, 970, 1065, 1845, 2440, 0};
+    /* capturers tried cheapest first: P +P L N +L +N S +S G B +B R +R K */
+    static const int USI_SEE_ORDER[14] = {
+        1, 9, 2, 3, 10, 11, 4, 12, 7, 5, 13, 6, 14, 8};
+    """
+    const int USI_SEE_VALUE[16]
+    const int USI_SEE_ORDER[14]
+
+
+cdef inline int see_value(int pt) noexcept nogil:
+    return USI_SEE_VALUE[pt]
+
+
+cdef inline bint see_ge(const Pos* p, int m, int threshold) noexcept nogil:
+    """True when the exchange started by m nets at least threshold for the mover
+    (pins are ignored, as in most engines: a cheap and slightly optimistic test)."""
+    cdef int to = move_to(m)
+    cdef int frm, mover, i, pt, sq
+    cdef int swap, res = 1
+    cdef int stm = p.side
+    cdef bb_t occ = p.occupied
+    cdef bb_t attackers, mine, b
+    if move_is_drop(m):
+        mover = move_dropped_type(m)
+        swap = -threshold
+    else:
+        frm = move_from(m)
+        mover = piece_type(p.board[frm])
+        swap = see_value(piece_type(p.board[to])) - threshold
+        if move_is_promotion(m):
+            swap += see_value(mover + PROMOTED) - see_value(mover)
+            mover += PROMOTED
+        occ ^= bb_square(frm)
+    if swap < 0:
+        return False
+    # the opponent may now take the mover: what we risk
+    swap = see_value(mover) - swap
+    if swap <= 0:
+        return True
+    occ |= bb_square(to)
+    while True:
+        stm ^= 1
+        attackers = (attackers_to(p, BLACK, to, occ) | attackers_to(p, WHITE, to, occ)) & occ
+        mine = attackers & p.by_color[stm]
+        if not mine:
+            break
+        res ^= 1
+        for i in range(14):
+            pt = USI_SEE_ORDER[i]
+            b = mine & p.by_type[pt]
+            if b:
+                break
+        if pt == KING:
+            # the king may capture only when nothing defends the square any more
+            return res ^ 1 if (attackers & p.by_color[stm ^ 1]) else res
+        swap = see_value(pt) - swap
+        if swap < res:
+            break
+        sq = bb_lsb(b)
+        occ ^= bb_square(sq)
+    return res

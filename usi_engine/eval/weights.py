@@ -1,0 +1,232 @@
+"""Weight files of the learned king-piece evaluation (`usi_engine.eval.kp`).
+
+A file is a 24-byte header and the table, all little-endian:
+
+    magic     8 bytes  b"USIEVKP1"
+    buckets   uint32   45 (king squares, mirrored)
+    features  uint32   2263 per king square
+    scale     uint32   8 (weights are in 1/8 centipawn)
+    crc32     uint32   of the table's bytes
+    table     int16 x buckets * features
+
+A file that is missing, truncated, of another shape or whose checksum does not match
+is refused with `WeightFileError` saying which; nothing is installed then.
+
+    >>> from usi_engine import eval_weights
+    >>> table = eval_weights.read_weights(eval_weights.embedded_path())
+    >>> table.dtype, table.shape
+    (dtype('int16'), (101835,))
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import struct
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+from usi_engine.eval import kp
+
+MAGIC = b"USIEVKP1"
+HEADER = struct.Struct("<8sIIII")
+#: The piece types of the 13 kinds of a view, in order (then the same 13 for the enemy,
+#: then the enemy king).
+KIND_TYPES = (1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14)
+#: Where each piece type's counts start among one hand's 38 slots, and how many slots.
+HAND_SLOTS = {1: (0, 18), 2: (18, 4), 3: (22, 4), 4: (26, 4), 7: (30, 4), 5: (34, 2), 6: (36, 2)}
+
+
+class WeightFileError(ValueError):
+    """A weight file that cannot be used (the message says why)."""
+
+
+NET_MAGIC = b"USIEVNN1"
+NET_HEADER = struct.Struct("<8sIIIIIII")   # magic, buckets, features, scale, hidden, qa, qb, crc
+
+
+@dataclasses.dataclass
+class NetWeights:
+    """The KP table and the network on top of it, as the engine stores them."""
+    kp: np.ndarray          # int16 [WEIGHT_COUNT], 1/8 cp
+    first: np.ndarray       # int16 [WEIGHT_COUNT, HIDDEN], QA is 1.0
+    first_bias: np.ndarray  # int16 [HIDDEN]
+    out: np.ndarray         # int16 [2 * HIDDEN], 1/QB cp per unit of x^2
+    out_bias: int           # 1/QB cp
+
+    def install(self) -> None:
+        kp.install_net(self.kp, self.first, self.first_bias, self.out, self.out_bias)
+
+
+def embedded_kp_path() -> Path:
+    """The king-piece table shipped inside the package (the network's starting point)."""
+    return Path(__file__).resolve().parent / "data" / "kp.bin"
+
+
+def embedded_net_path() -> Path:
+    """The network shipped inside the package."""
+    return Path(__file__).resolve().parent / "data" / "kpnn.bin"
+
+
+def embedded_path() -> Path:
+    """The weights shipped inside the package (the default of `EvalFile`): the network."""
+    return embedded_net_path()
+
+
+def read_weights(path: str | os.PathLike) -> np.ndarray:
+    """The int16 table of a weight file; `WeightFileError` if it cannot be used."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise WeightFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+    expected = HEADER.size + 2 * kp.WEIGHT_COUNT
+    if len(data) < HEADER.size:
+        raise WeightFileError(f"{path}: truncated ({len(data)} bytes, expected {expected})")
+    magic, buckets, features, scale, crc = HEADER.unpack_from(data)
+    if magic != MAGIC:
+        raise WeightFileError(f"{path}: not a KP weight file (magic {magic!r})")
+    if (buckets, features, scale) != (kp.KING_BUCKETS, kp.FEATURES_PER_BUCKET, kp.SCALE):
+        raise WeightFileError(f"{path}: shape {buckets}x{features} scale {scale}, expected "
+                              f"{kp.KING_BUCKETS}x{kp.FEATURES_PER_BUCKET} scale {kp.SCALE}")
+    if len(data) != expected:
+        raise WeightFileError(f"{path}: {'truncated' if len(data) < expected else 'too long'} "
+                              f"({len(data)} bytes, expected {expected})")
+    payload = data[HEADER.size:]
+    if zlib.crc32(payload) != crc:
+        raise WeightFileError(f"{path}: checksum mismatch (damaged file)")
+    return np.frombuffer(payload, dtype="<i2").astype(np.int16)
+
+
+def _net_sizes() -> tuple[int, int, int, int]:
+    h = kp.HIDDEN
+    return kp.WEIGHT_COUNT, kp.WEIGHT_COUNT * h, h, 2 * h
+
+
+def read_net(path: str | os.PathLike) -> NetWeights:
+    """The weights of a network file; `WeightFileError` if it cannot be used."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise WeightFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+    sizes = _net_sizes()
+    expected = NET_HEADER.size + 2 * sum(sizes) + 4
+    if len(data) < NET_HEADER.size:
+        raise WeightFileError(f"{path}: truncated ({len(data)} bytes, expected {expected})")
+    magic, buckets, features, scale, hidden, qa, qb, crc = NET_HEADER.unpack_from(data)
+    if magic != NET_MAGIC:
+        raise WeightFileError(f"{path}: not a network weight file (magic {magic!r})")
+    shape = (buckets, features, scale, hidden, qa, qb)
+    wanted = (kp.KING_BUCKETS, kp.FEATURES_PER_BUCKET, kp.SCALE, kp.HIDDEN, kp.QA, kp.QB)
+    if shape != wanted:
+        raise WeightFileError(f"{path}: shape {shape}, expected {wanted} (buckets, features, "
+                              "scale, hidden, qa, qb)")
+    if len(data) != expected:
+        raise WeightFileError(f"{path}: {'truncated' if len(data) < expected else 'too long'} "
+                              f"({len(data)} bytes, expected {expected})")
+    payload = data[NET_HEADER.size:]
+    if zlib.crc32(payload) != crc:
+        raise WeightFileError(f"{path}: checksum mismatch (damaged file)")
+    values = np.frombuffer(payload[:-4], dtype="<i2").astype(np.int16)
+    parts = np.split(values, np.cumsum(sizes)[:-1])
+    out_bias = int(np.frombuffer(payload[-4:], dtype="<i4")[0])
+    return NetWeights(parts[0], parts[1].reshape(kp.WEIGHT_COUNT, kp.HIDDEN), parts[2],
+                      parts[3], out_bias)
+
+
+def write_net(path: str | os.PathLike, net: NetWeights) -> None:
+    """Write a network's weights (see `quantize_net`), atomically."""
+    arrays = (net.kp, net.first, net.first_bias, net.out)
+    for arr, size in zip(arrays, _net_sizes()):
+        if arr.dtype != np.int16 or arr.size != size:
+            raise ValueError(f"expected int16 arrays of sizes {_net_sizes()}")
+    payload = b"".join(a.astype("<i2").tobytes() for a in arrays)
+    payload += np.array([net.out_bias], dtype="<i4").tobytes()
+    header = NET_HEADER.pack(NET_MAGIC, kp.KING_BUCKETS, kp.FEATURES_PER_BUCKET, kp.SCALE,
+                             kp.HIDDEN, kp.QA, kp.QB, zlib.crc32(payload))
+    tmp = Path(f"{path}.tmp")
+    tmp.write_bytes(header + payload)
+    os.replace(tmp, path)
+
+
+def read_any(path: str | os.PathLike) -> np.ndarray | NetWeights:
+    """A KP table or a network, whichever the file holds (by its magic)."""
+    try:
+        with open(path, "rb") as f:
+            magic = f.read(8)
+    except OSError as exc:
+        raise WeightFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return read_net(path) if magic == NET_MAGIC else read_weights(path)
+
+
+def _to_int16(values: np.ndarray, factor: float) -> np.ndarray:
+    scaled = np.rint(np.asarray(values, dtype=np.float64) * factor)
+    return np.clip(scaled, -32767, 32767).astype(np.int16)
+
+
+def quantize_net(kp_cp: np.ndarray, first: np.ndarray, first_bias: np.ndarray,
+                 out_cp: np.ndarray, out_bias_cp: float) -> NetWeights:
+    """Float weights (KP and output in cp, the first layer in accumulator units) in the
+    engine's integers.  The first layer is clipped so that no accumulator of up to
+    MAX_ACTIVE features leaves int16."""
+    limit = 32767 // (kp.MAX_ACTIVE + 1)
+    first_q = np.clip(_to_int16(first, kp.QA), -limit, limit).astype(np.int16)
+    bias_q = np.clip(_to_int16(first_bias, kp.QA), -limit, limit).astype(np.int16)
+    return NetWeights(quantize(kp_cp), first_q.reshape(kp.WEIGHT_COUNT, kp.HIDDEN), bias_q,
+                      _to_int16(out_cp, kp.QB), int(round(out_bias_cp * kp.QB)))
+
+
+def write_weights(path: str | os.PathLike, table: np.ndarray) -> None:
+    """Write an int16 table (see `quantize`) as a weight file, atomically."""
+    table = np.asarray(table)
+    if table.dtype != np.int16 or table.shape != (kp.WEIGHT_COUNT,):
+        raise ValueError(f"expected int16[{kp.WEIGHT_COUNT}], got {table.dtype}{list(table.shape)}")
+    payload = table.astype("<i2").tobytes()
+    header = HEADER.pack(MAGIC, kp.KING_BUCKETS, kp.FEATURES_PER_BUCKET, kp.SCALE,
+                         zlib.crc32(payload))
+    tmp = Path(f"{path}.tmp")
+    tmp.write_bytes(header + payload)
+    os.replace(tmp, path)
+
+
+def quantize(weights_cp: np.ndarray) -> np.ndarray:
+    """Centipawn weights (floats) to the stored int16 units, rounded and clipped."""
+    scaled = np.rint(np.asarray(weights_cp, dtype=np.float64) * kp.SCALE)
+    return np.clip(scaled, -32767, 32767).astype(np.int16)
+
+
+def dequantize(table: np.ndarray) -> np.ndarray:
+    """Stored int16 units back to centipawns (float64)."""
+    return np.asarray(table, dtype=np.float64) / kp.SCALE
+
+
+def hand_projection() -> np.ndarray:
+    """The hand-written evaluation (`usi_engine.eval.handwritten`) written as KP weights, in
+    centipawns: material split between the two views, each piece's distance terms to
+    its own and to the enemy king, and the exposed-king terms.  Up to rounding it
+    scores every position as the hand-written evaluation does; training starts here."""
+    from usi_engine.eval.handwritten import default_weights
+    hw = default_weights()
+    piece, hand = hw["piece"], hw["hand"]
+    attack, defence = hw["attack"], hw["defence"]
+    exposure, pressure = hw["king_exposure"], float(hw["hand_pressure"])
+    per_bucket = kp.FEATURES_PER_BUCKET
+    w = np.zeros((kp.KING_BUCKETS, per_bucket), dtype=np.float64)
+    squares = np.arange(81)
+    for bucket in range(kp.KING_BUCKETS):
+        king_file, king_rank = divmod(bucket, 9)
+        distance = np.maximum(abs(squares // 9 - king_file), abs(squares % 9 - king_rank))
+        back_rank_distance = 8 - king_rank
+        for kind, pt in enumerate(KIND_TYPES):
+            w[bucket, kind * 81:(kind + 1) * 81] = piece[pt] / 2 + defence[pt][distance]
+            enemy = kind + 13
+            w[bucket, enemy * 81:(enemy + 1) * 81] = -piece[pt] / 2 - attack[pt][distance]
+        w[bucket, 26 * 81:27 * 81] = exposure[back_rank_distance] * 4 / 8
+        per_enemy_hand_piece = (exposure[back_rank_distance] / 8
+                                - pressure * (back_rank_distance > 1))
+        for pt, (start, count) in HAND_SLOTS.items():
+            own = 27 * 81 + start
+            w[bucket, own:own + count] = hand[pt] / 2
+            theirs = 27 * 81 + kp.HAND_SLOTS + start
+            w[bucket, theirs:theirs + count] = -hand[pt] / 2 + per_enemy_hand_piece
+    return w.reshape(-1)

@@ -1,7 +1,0 @@
-# Reading the mating line back (mate_line.pyx).
-from usi_engine.position cimport Pos
-from usi_engine.mate_table cimport Solver
-
-cdef object exact_line(Solver* s, int value, bint settle)
-cdef object principal_variation(Solver* s, int length)
-cdef bint verify_mate_line(Pos* p, list pv)

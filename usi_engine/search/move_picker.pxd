@@ -1,0 +1,436 @@
+# Move ordering: the order keys of moves and the staged move picker of one node.
+#
+# At an interior node not in check the picker hands out, one at a time: the TT move
+# (before anything is generated: it often ends the node by itself), captures and
+# promotions that do not lose material (most valuable victim first, moved by the capture
+# history), the killers and the counter move, the quiet moves by history (butterfly,
+# continuation and, near the root, the low-ply history of this search), and last
+# the captures that lose material.  Quiet moves (drops: most of a shogi move list) are
+# generated only when no capture or killer has cut the node off.  At the root and in
+# check every legal move is generated and sorted at once, in the same order.
+from usi_engine.core.types cimport *
+from usi_engine.core.position cimport Pos, pieces, gold_movers
+from usi_engine.core.bitboard cimport *
+from usi_engine.core.movegen cimport (GEN_LEGAL, GEN_CAPTURES, GEN_QUIETS, GEN_CHECKS, generate,
+                                 drop_dominated,
+                                  is_legal)
+from usi_engine.core.see cimport see_ge, see_value
+from usi_engine.search.history cimport (History, NO_PIECE_TO, piece_to, quiet_score, far_cont_score,
+                                 capture_history, low_ply_score)
+from usi_engine.search.alphabeta cimport Context
+
+cdef enum:
+    STAGE_TT = 0
+    STAGE_CAPTURES_INIT = 1
+    STAGE_GOOD_CAPTURES = 2
+    STAGE_KILLERS = 3
+    STAGE_QUIETS_INIT = 4
+    STAGE_QUIETS = 5
+    STAGE_BAD_CAPTURES = 6
+    STAGE_ALL_INIT = 7          # root / in check: everything at once
+    STAGE_ALL = 8
+    STAGE_DONE = 9
+    KEY_TT = 1 << 30
+    KEY_GOOD_CAPTURE = 1 << 24
+    KEY_KILLER = 1 << 23
+    KEY_BAD_CAPTURE = -(1 << 22)
+    CHECK_SEE_MARGIN = 75       # a quiet check losing up to this by SEE still gets the bonus
+
+
+cdef struct MovePicker:
+    int moves[MAX_MOVES]        # captures in [0, n_captures), then the quiet moves
+    int scores[MAX_MOVES]
+    int stage
+    int cur                     # next index to pick from
+    int n                       # moves generated so far
+    int n_captures
+    int bad_start               # first losing capture (they are picked after the quiets)
+    int tt_move                 # legal TT move, or 0
+    int special[3]              # killers and counter move, once handed out
+    int n_special
+    int ply
+    bint all_at_once
+    bint presort                # quiets sorted once (partial insertion sort), else picked
+    int quiet_limit             # presort: quiets scoring below this stay unsorted
+    int threat_bonus            # ordering bonus of a quiet move that takes a piece out of
+                                # a cheaper piece's attack (malus: into it); 0: none
+    int check_bonus             # ordering bonus of a quiet move that checks directly and
+                                # does not lose more than a pawn by SEE; 0: none
+    bint root_by_key            # the root's moves after its first one in the order of
+                                # interior nodes (history), not of the last iteration
+    int pawn_index              # the position's pawn-history row, or -1: none used
+    bint skip_dominated         # leave out the non-promotions a promotion dominates
+    bint skip_quiets            # quiet moves that do not give check are pruned from here
+                                # on (the search says so once it prunes one): the quiet
+                                # stage then generates only the quiet checks
+
+
+cdef inline int captured_type(const Pos* p, int m) noexcept nogil:
+    if move_is_drop(m):
+        return EMPTY
+    return piece_type(p.board[move_to(m)])
+
+
+cdef inline int moved_type(const Pos* p, int m) noexcept nogil:
+    if move_is_drop(m):
+        return move_dropped_type(m)
+    return piece_type(p.board[move_from(m)])
+
+
+cdef inline bint is_quiet(const Pos* p, int m) noexcept nogil:
+    return captured_type(p, m) == EMPTY and not move_is_promotion(m)
+
+
+cdef inline int move_key(const Pos* p, int m) noexcept nogil:
+    """The continuation-history index of m: the moved piece as it stands after m, and
+    where it goes."""
+    cdef int pt = moved_type(p, m)
+    if move_is_promotion(m):
+        pt += PROMOTED
+    return piece_to(pt, move_to(m))
+
+
+cdef inline int capture_key(const Pos* p, int m, bint by_see) noexcept nogil:
+    """Order key of a capture or promotion: most valuable victim (and promotion gain),
+    least valuable attacker; with by_see, those that lose material below every quiet
+    move."""
+    cdef int victim = captured_type(p, m)
+    cdef int mover = moved_type(p, m)
+    cdef int gain = see_value(victim)
+    if move_is_promotion(m):
+        gain += see_value(mover + PROMOTED) - see_value(mover)
+    return (16 * gain - see_value(mover) // 8
+            + (KEY_GOOD_CAPTURE if not by_see or see_ge(p, m, 0) else KEY_BAD_CAPTURE))
+
+
+cdef inline int previous_key(const Context* c, int ply, int back) noexcept nogil:
+    return c.move_keys[ply - back] if ply >= back else NO_PIECE_TO
+
+
+cdef inline void score_moves(Context* c, const int* moves, int* scores, int n, int tt_move,
+                             int ply, bint sort_by_see) noexcept nogil:
+    """Order keys of a whole move list: TT move, captures and promotions, killers,
+    counter move, then quiet moves by history (losing captures last with sort_by_see)."""
+    cdef const Pos* p = &c.pos
+    cdef int i, m
+    cdef int prev1 = previous_key(c, ply, 1)
+    cdef int prev2 = previous_key(c, ply, 2)
+    cdef int counter = c.hist.counter[p.side][prev1] if prev1 >= 0 else 0
+    for i in range(n):
+        m = moves[i]
+        if m == tt_move:
+            scores[i] = KEY_TT
+        elif not is_quiet(p, m):
+            scores[i] = capture_key(p, m, sort_by_see) + capture_history(
+                &c.hist, p.side, move_key(p, m), captured_type(p, m))
+        elif m == c.hist.killers[ply][0]:
+            scores[i] = KEY_KILLER + 2
+        elif m == c.hist.killers[ply][1]:
+            scores[i] = KEY_KILLER + 1
+        elif m == counter:
+            scores[i] = KEY_KILLER
+        else:
+            scores[i] = (quiet_score(&c.hist, p.side, m, move_key(p, m), prev1, prev2)
+                         + low_ply_score(&c.hist, ply, m))
+            if c.hist.cont_plies:
+                scores[i] += far_cont_score(&c.hist, p.side, move_key(p, m),
+                                            previous_key(c, ply, 3), previous_key(c, ply, 4),
+                                            previous_key(c, ply, 6))
+
+
+cdef inline int pick_best(int* moves, int* scores, int start, int n) noexcept nogil:
+    """Selection sort step: bring the best remaining move to `start`."""
+    cdef int best = start
+    cdef int i, t
+    for i in range(start + 1, n):
+        if scores[i] > scores[best]:
+            best = i
+    if best != start:
+        t = moves[start]; moves[start] = moves[best]; moves[best] = t
+        t = scores[start]; scores[start] = scores[best]; scores[best] = t
+    return moves[start]
+
+
+cdef inline void partial_insertion_sort(int* moves, int* scores, int begin, int end,
+                                       int limit) noexcept nogil:
+    """Sort moves[begin:end] by descending score (stably), but only those scoring at
+    least `limit`: the rest follow them, in no particular order.  Linear in the
+    unsorted moves, where picking the best each time costs the whole remaining list
+    per move handed out (15% of the search's time on middle-game positions)."""
+    cdef int sorted_end = begin
+    cdef int i, q, tm, ts
+    for i in range(begin + 1, end):
+        if scores[i] >= limit:
+            ts = scores[i]
+            tm = moves[i]
+            sorted_end += 1
+            scores[i] = scores[sorted_end]
+            moves[i] = moves[sorted_end]
+            q = sorted_end
+            while q > begin and scores[q - 1] < ts:
+                scores[q] = scores[q - 1]
+                moves[q] = moves[q - 1]
+                q -= 1
+            scores[q] = ts
+            moves[q] = tm
+
+
+cdef inline void picker_init(MovePicker* mp, const Context* c, int tt_move, int ply,
+                             bint all_at_once, int quiet_limit=0,
+                             bint presort=False, int threat_bonus=0,
+                             int check_bonus=0, bint skip_dominated=False) noexcept nogil:
+    """Start picking at this node; all_at_once at the root (whose list the caller
+    fills) and in check.  With presort the quiet moves are sorted once, those with a
+    history score below quiet_limit left unsorted after the rest."""
+    # (the root searches its own list in order, the TT move included)
+    mp.tt_move = tt_move if ply > 0 and tt_move and is_legal(&c.pos, tt_move) else 0
+    mp.stage = STAGE_TT
+    mp.cur = mp.n = mp.n_captures = mp.bad_start = mp.n_special = 0
+    mp.ply = ply
+    mp.all_at_once = all_at_once
+    mp.presort = presort
+    mp.quiet_limit = quiet_limit
+    mp.threat_bonus = threat_bonus
+    mp.check_bonus = check_bonus
+    mp.root_by_key = False
+    mp.skip_quiets = False
+    mp.skip_dominated = skip_dominated
+    mp.pawn_index = -1
+
+
+cdef inline void threat_maps(const Pos* p, bb_t* by_pawn, bb_t* by_minor) noexcept nogil:
+    """Squares the opponent attacks with pawns, and with pieces worth less than a
+    bishop or rook (pawns, lances, knights, silvers, golds and their like)."""
+    cdef int opp = p.side ^ 1
+    cdef int sq
+    cdef bb_t pawn_attacks = 0, minor_attacks
+    cdef bb_t b = pieces(p, opp, PAWN)
+    while b:
+        sq = bb_pop(&b)
+        pawn_attacks |= step_attacks(make_piece(opp, PAWN), sq)
+    minor_attacks = pawn_attacks
+    b = p.by_color[opp] & (p.by_type[LANCE] | p.by_type[KNIGHT] | p.by_type[SILVER]
+                           | gold_movers(p))
+    while b:
+        sq = bb_pop(&b)
+        minor_attacks |= piece_attacks(p.board[sq], sq, p.occupied)
+    by_pawn[0] = pawn_attacks
+    by_minor[0] = minor_attacks
+
+
+cdef inline int threat_term(const Pos* p, int m, bb_t by_pawn, bb_t by_minor,
+                            int bonus) noexcept nogil:
+    """The threat part of a quiet board move's order key (as in Stockfish): a bishop
+    or rook (promoted or not) leaving a square that a cheaper piece attacks gains
+    bonus, entering one loses it; a lance, knight, silver or gold, half as much, with
+    pawns' attacks.  Drops, pawns and the king: 0."""
+    cdef int pt, from_sq, to_sq
+    cdef bb_t danger
+    if move_is_drop(m):
+        return 0
+    from_sq = move_from(m)
+    to_sq = move_to(m)
+    pt = piece_type(p.board[from_sq])
+    if pt == BISHOP or pt == ROOK or pt == HORSE or pt == DRAGON:
+        danger = by_minor
+    elif pt == PAWN or pt == KING:
+        return 0
+    else:
+        danger = by_pawn
+        bonus //= 2
+    if bb_test(danger, from_sq):
+        return 0 if bb_test(danger, to_sq) else bonus
+    return -bonus if bb_test(danger, to_sq) else 0
+
+
+cdef inline void check_squares(const Pos* p, bb_t* squares) noexcept nogil:
+    """squares[pt]: where a piece of ours of type pt (1..14, as it stands after the move)
+    would attack the enemy king directly, on the current occupancy."""
+    cdef int them = p.side ^ 1
+    cdef int ek = p.king_sq[them]
+    cdef int pt
+    for pt in range(PAWN, DRAGON + 1):
+        squares[pt] = (piece_attacks(make_piece(them, pt), ek, p.occupied)
+                       if ek >= 0 and pt != KING else 0)
+
+
+cdef inline void add_check_bonus(const Pos* p, const int* moves, int* scores, int begin,
+                                 int end, int bonus) noexcept nogil:
+    """Raise the quiet moves that give a direct check and lose at most a pawn by SEE
+    (as YaneuraOu's and Stockfish's pickers order them): in shogi most attacks on the
+    king start with such a move, and the history tables know little of them."""
+    cdef bb_t squares[16]
+    cdef int k, m, pt
+    check_squares(p, squares)
+    for k in range(begin, end):
+        m = moves[k]
+        pt = moved_type(p, m)
+        if move_is_promotion(m):
+            pt += PROMOTED
+        if bb_test(squares[pt], move_to(m)) and see_ge(p, m, -CHECK_SEE_MARGIN):
+            scores[k] += bonus
+
+
+cdef inline int quiet_checks(const Pos* p, int* moves) noexcept nogil:
+    """Write the legal quiet moves (drops included) that give check to moves; their
+    count.  (Generated apart: the checks that capture could overflow a list that
+    already holds the captures.)"""
+    cdef int checks[MAX_MOVES]
+    cdef int n = generate(p, checks, GEN_CHECKS)
+    cdef int i, k = 0
+    for i in range(n):
+        if is_quiet(p, checks[i]):
+            moves[k] = checks[i]
+            k += 1
+    return k
+
+
+cdef inline bint _handed_out(const MovePicker* mp, int m) noexcept nogil:
+    cdef int k
+    if m == mp.tt_move:
+        return True
+    for k in range(mp.n_special):
+        if mp.special[k] == m:
+            return True
+    return False
+
+
+cdef inline int _pick_from(MovePicker* mp, int end, bint by_key) noexcept nogil:
+    """The next move of moves[cur:end] not handed out yet (best key first with by_key,
+    else in list order), or 0 when the range is spent."""
+    cdef int m
+    while mp.cur < end:
+        m = pick_best(mp.moves, mp.scores, mp.cur, end) if by_key else mp.moves[mp.cur]
+        mp.cur += 1
+        if not _handed_out(mp, m):
+            return m
+    return 0
+
+
+cdef inline int _next_special(MovePicker* mp, Context* c) noexcept nogil:
+    """The next killer or counter move that is legal and quiet here, or 0."""
+    cdef int prev1 = previous_key(c, mp.ply, 1)
+    cdef int m
+    while mp.cur < 3:
+        if mp.cur < 2:
+            m = c.hist.killers[mp.ply][mp.cur]
+        else:
+            m = c.hist.counter[c.pos.side][prev1] if prev1 >= 0 else 0
+        mp.cur += 1
+        if (m and not _handed_out(mp, m) and is_legal(&c.pos, m)
+                and is_quiet(&c.pos, m)):
+            mp.special[mp.n_special] = m
+            mp.n_special += 1
+            return m
+    return 0
+
+
+cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
+    """The next move to search at this node, or 0 when there is none left."""
+    cdef int m, k, victim, prev1, prev2, prev3, prev4, prev6
+    cdef bb_t by_pawn, by_minor
+    while True:
+        if mp.stage == STAGE_TT:
+            mp.stage = STAGE_ALL_INIT if mp.all_at_once else STAGE_CAPTURES_INIT
+            if mp.tt_move:
+                return mp.tt_move
+        elif mp.stage == STAGE_CAPTURES_INIT:
+            mp.n = mp.n_captures = generate(&c.pos, mp.moves, GEN_CAPTURES)
+            if mp.skip_dominated:
+                mp.n = mp.n_captures = drop_dominated(&c.pos, mp.moves, mp.n)
+            for k in range(mp.n):
+                mp.scores[k] = capture_key(&c.pos, mp.moves[k], True)
+                # (a promotion that captures nothing keeps its place by its gain: a
+                # sunk capture history put it behind every quiet move)
+                victim = captured_type(&c.pos, mp.moves[k])
+                if victim != EMPTY:
+                    mp.scores[k] += capture_history(
+                        &c.hist, c.pos.side, move_key(&c.pos, mp.moves[k]), victim)
+            mp.cur = 0
+            mp.stage = STAGE_GOOD_CAPTURES
+        elif mp.stage == STAGE_GOOD_CAPTURES:
+            if mp.cur < mp.n_captures:
+                m = pick_best(mp.moves, mp.scores, mp.cur, mp.n_captures)
+                if mp.scores[mp.cur] >= 0:
+                    mp.cur += 1
+                    if m != mp.tt_move:
+                        return m
+                    continue
+            mp.bad_start = mp.cur
+            mp.cur = 0
+            mp.stage = STAGE_KILLERS
+        elif mp.stage == STAGE_KILLERS:
+            m = _next_special(mp, c)
+            if m:
+                return m
+            mp.stage = STAGE_QUIETS_INIT
+        elif mp.stage == STAGE_QUIETS_INIT:
+            if mp.skip_quiets:
+                mp.n = mp.n_captures + quiet_checks(&c.pos, mp.moves + mp.n_captures)
+            else:
+                mp.n = mp.n_captures + generate(&c.pos, mp.moves + mp.n_captures, GEN_QUIETS)
+            if mp.skip_dominated:
+                mp.n = mp.n_captures + drop_dominated(&c.pos, mp.moves + mp.n_captures,
+                                                      mp.n - mp.n_captures)
+            prev1 = previous_key(c, mp.ply, 1)
+            prev2 = previous_key(c, mp.ply, 2)
+            for k in range(mp.n_captures, mp.n):
+                mp.scores[k] = (quiet_score(&c.hist, c.pos.side, mp.moves[k],
+                                            move_key(&c.pos, mp.moves[k]), prev1, prev2)
+                                + low_ply_score(&c.hist, mp.ply, mp.moves[k]))
+            if mp.pawn_index >= 0:
+                for k in range(mp.n_captures, mp.n):
+                    mp.scores[k] += 2 * c.hist.pawn_hist[c.pos.side][mp.pawn_index][
+                        move_key(&c.pos, mp.moves[k])]
+            if c.hist.cont_plies:
+                prev3 = previous_key(c, mp.ply, 3)
+                prev4 = previous_key(c, mp.ply, 4)
+                prev6 = previous_key(c, mp.ply, 6)
+                for k in range(mp.n_captures, mp.n):
+                    mp.scores[k] += far_cont_score(&c.hist, c.pos.side,
+                                                   move_key(&c.pos, mp.moves[k]),
+                                                   prev3, prev4, prev6)
+            if mp.threat_bonus:
+                threat_maps(&c.pos, &by_pawn, &by_minor)
+                for k in range(mp.n_captures, mp.n):
+                    mp.scores[k] += threat_term(&c.pos, mp.moves[k], by_pawn, by_minor,
+                                                mp.threat_bonus)
+            if mp.check_bonus:
+                add_check_bonus(&c.pos, mp.moves, mp.scores, mp.n_captures, mp.n,
+                                mp.check_bonus)
+            if mp.presort:
+                partial_insertion_sort(mp.moves, mp.scores, mp.n_captures, mp.n,
+                                       mp.quiet_limit)
+            mp.cur = mp.n_captures
+            mp.stage = STAGE_QUIETS
+        elif mp.stage == STAGE_QUIETS:
+            m = _pick_from(mp, mp.n, not mp.presort)
+            if m:
+                return m
+            mp.cur = mp.bad_start
+            mp.stage = STAGE_BAD_CAPTURES
+        elif mp.stage == STAGE_BAD_CAPTURES:
+            m = _pick_from(mp, mp.n_captures, True)
+            if m:
+                return m
+            mp.stage = STAGE_DONE
+        elif mp.stage == STAGE_ALL_INIT:
+            if mp.ply > 0:
+                mp.n = generate(&c.pos, mp.moves, GEN_LEGAL)
+                if mp.skip_dominated:
+                    mp.n = drop_dominated(&c.pos, mp.moves, mp.n)
+            score_moves(c, mp.moves, mp.scores, mp.n, mp.tt_move, mp.ply, True)
+            if mp.ply == 0 and mp.root_by_key and mp.n > 0:
+                mp.scores[0] = KEY_TT       # the last iteration's best move stays first
+            mp.cur = 0
+            mp.stage = STAGE_ALL
+        elif mp.stage == STAGE_ALL:
+            # (the root keeps the order of its list, which the last iteration sorted,
+            # unless root_by_key: then after the best move come captures, killers and
+            # quiet moves by history, as at other nodes)
+            m = _pick_from(mp, mp.n, mp.ply > 0 or mp.root_by_key)
+            if m:
+                return m
+            mp.stage = STAGE_DONE
+        else:
+            return 0

@@ -1,0 +1,602 @@
+# cython: language_level=3
+"""The Searcher: iterative deepening over the tree search (search/alphabeta.pyx), lazy-SMP helper
+threads, time decisions between iterations, the root mate probe, and the Python
+boundary (results, progress reports).
+
+The tree search is C code that runs without the GIL.  Through `control` it polls the
+stop flag and the deadlines (written by the protocol thread through `stop()` and
+`set_deadlines()`) every 1024 nodes, and takes the GIL only to report progress (at
+the end of each iteration and about every 500 ms) and, on the main thread, to let
+Ctrl-C through.  With `set_threads(n)`, n - 1 helper threads search the same root
+on their own state and share the transposition table.
+
+    >>> from usi_engine.core.position import Position
+    >>> r = Searcher().search(Position(), depth=4)
+    >>> r.depth, r.best != 0
+    (4, True)
+"""
+import threading
+
+from libc.stdint cimport int64_t, uint64_t
+from libc.stdlib cimport calloc, free
+from libc.string cimport memset
+
+from usi_engine.core.types cimport MAX_MOVES
+from usi_engine.core.position cimport Position, pos_copy, pos_reserve, position_key
+from usi_engine.core.movegen cimport GEN_LEGAL, generate, drop_dominated
+from usi_engine.core.tt cimport (TT, TTEntry, HashMemory, WRITER_SEARCH, WRITER_MATE, tt_attach,
+                            tt_new_game, tt_new_search, tt_hashfull, tt_probe)
+from usi_engine.core.atomics cimport atomic_load_int, atomic_load_i64, atomic_store_i64, monotonic_ns
+from usi_engine.core.control cimport (ctl_stop, ctl_clear_stop, ctl_start, ctl_deadline_after,
+                                 ctl_raise_pending, ctl_elapsed_ms)
+from usi_engine.eval.kp cimport kp_active_net
+from usi_engine.search.alphabeta cimport (MAX_PLY, MAX_ROOT_MOVES, VALUE_INFINITE, VALUE_MATE,
+                              VALUE_MATE_IN_MAX_PLY, NO_DEADLINE, RootMove, Context, iterate,
+                              skips_dominated, value_from_tt)
+from usi_engine.search.threads cimport (helper_search, new_context, free_context, forget_history,
+                                 prepare_helper)
+from usi_engine.search.history cimport NO_PIECE_TO, quiet_score
+from usi_engine.core.see cimport see_ge, see_value
+from usi_engine.core.bitboard cimport init_tables
+from usi_engine.search.move_picker cimport MovePicker, picker_init, next_move, is_quiet, move_key
+
+# (each extension holds its own copy of the attack tables: the test hooks below run
+# the picker and SEE here, not in tree's copy)
+init_tables()
+
+
+cdef void _report_progress(void* owner) noexcept with gil:
+    try:
+        (<Searcher>owner)._emit_progress()
+    except BaseException:
+        pass   # a broken callback must not kill the search
+
+
+class SearchResult:
+    """Outcome of `Searcher.search`: best and ponder moves (0 when none), score from the
+    side to move's view (score_mate in plies when a mate was found, else None), depth
+    reached, node count, time, principal variation."""
+    __slots__ = ("best", "ponder", "score_cp", "score_mate", "depth", "seldepth", "nodes",
+                 "time_ms", "pv")
+
+    def __init__(self, best=0, ponder=0, score_cp=0, score_mate=None, depth=0, seldepth=0,
+                 nodes=0, time_ms=0, pv=()):
+        self.best, self.ponder, self.score_cp, self.score_mate = best, ponder, score_cp, score_mate
+        self.depth, self.seldepth, self.nodes, self.time_ms = depth, seldepth, nodes, time_ms
+        self.pv = list(pv)
+
+    def __repr__(self):
+        return ("SearchResult(best={0.best}, score_cp={0.score_cp}, score_mate={0.score_mate}, "
+                "depth={0.depth}, nodes={0.nodes})".format(self))
+
+
+def _score_fields(int v) -> dict:
+    if v >= VALUE_MATE_IN_MAX_PLY:
+        return {"score_mate": VALUE_MATE - v}
+    if v <= -VALUE_MATE_IN_MAX_PLY:
+        return {"score_mate": -(VALUE_MATE + v)}
+    return {"score_cp": v}
+
+
+cdef class Searcher:
+    """Owns the table memory (USI_Hash), the transposition table and histories; runs
+    one search at a time.
+
+    `search` blocks the calling thread (with the GIL released inside); `stop` and
+    `set_deadlines` may be called from any other thread meanwhile; Ctrl-C on the main
+    thread interrupts it (KeyboardInterrupt).  The memory is one block: the table
+    uses it all but a slice (1/8, at most 16 MB) kept for the mate probe, and the
+    tsume solver of `mate_solver()` (`go mate`) works inside the whole of it.
+    """
+    cdef TT tt
+    cdef HashMemory memory
+    cdef Context* ctx
+    cdef Context** helpers        # threads - 1 helper contexts (lazy SMP)
+    cdef int n_helpers
+    cdef list helper_threads      # the running helpers' Python threads
+    cdef int active_helpers       # helpers that took part in the last search
+    cdef object on_info
+    cdef int multipv
+    cdef bint searching
+    cdef list completed_lines     # [(move, score, seldepth, pv)] of the last whole iteration
+    cdef object solver            # the df-pn solver inside this memory, built on first use
+    cdef bint probing             # the solver is running the root mate probe
+
+    def __cinit__(self):
+        memset(&self.tt, 0, sizeof(TT))
+        self.ctx = new_context()
+        if self.ctx == NULL:
+            raise MemoryError()
+        self.ctx.ctl.owner = <void*>self
+        self.ctx.ctl.report = _report_progress
+        self.helper_threads = []
+
+    def __dealloc__(self):
+        free_context(self.ctx)
+        self._free_helpers()
+
+    cdef void _free_helpers(self):
+        cdef int i
+        if self.helpers != NULL:
+            for i in range(self.n_helpers):
+                free_context(self.helpers[i])
+            free(self.helpers)
+        self.helpers = NULL
+        self.n_helpers = 0
+
+    @property
+    def threads(self) -> int:
+        """Search threads: the main one and threads - 1 helpers (lazy SMP)."""
+        return 1 + self.n_helpers
+
+    def set_threads(self, int threads) -> None:
+        """Use `threads` search threads (1..256) from the next search on; 1 searches
+        deterministically.  Not during a search."""
+        cdef int i
+        if not 1 <= threads <= 256:
+            raise ValueError(f"threads must be in 1..256, not {threads}")
+        if threads - 1 == self.n_helpers:
+            return
+        self._free_helpers()
+        if threads == 1:
+            return
+        self.helpers = <Context**>calloc(threads - 1, sizeof(Context*))
+        if self.helpers == NULL:
+            raise MemoryError()
+        for i in range(threads - 1):
+            self.helpers[i] = new_context()
+            if self.helpers[i] == NULL:
+                self.n_helpers = i
+                self._free_helpers()
+                raise MemoryError()
+            self.n_helpers = i + 1
+
+    def set_hash(self, int megabytes) -> None:
+        """Size the table memory: allocated and every page touched here, never during a
+        search (MemoryError keeps the old memory)."""
+        if megabytes < 1:
+            raise ValueError("hash size must be at least 1 MB")
+        if self.memory is not None and self.memory.size == (<size_t>megabytes << 20):
+            return
+        self.use_memory(HashMemory(megabytes))
+
+    def use_memory(self, HashMemory memory not None) -> None:
+        """Use a block allocated elsewhere (e.g. by another thread, as `isready` does) as
+        the table memory.  Not during a search."""
+        if tt_attach(&self.tt, memory.base, memory.probe_offset()) != 0:
+            raise ValueError("memory too small for the hash table")
+        self.memory = memory
+        if self.solver is not None:
+            self.solver.use_memory(memory)
+
+    @property
+    def hash_mb(self) -> int:
+        """The size of the table memory in MB (0 before set_hash or use_memory)."""
+        return self.memory.megabytes if self.memory is not None else 0
+
+    def release_memory(self) -> None:
+        """Drop the table memory (so that a new block can be allocated without holding
+        both); the next search allocates 16 MB if nothing is given before it."""
+        self.memory = None
+        memset(&self.tt, 0, sizeof(TT))
+        if self.solver is not None:
+            self.solver = None
+
+    def mate_solver(self):
+        """The tsume solver working inside this searcher's memory (the whole block)."""
+        from usi_engine.mate.solver import MateSolver
+        if self.memory is None:
+            self.set_hash(16)
+        if self.solver is None:
+            self.solver = MateSolver()
+        self.solver.use_memory(self.memory)
+        return self.solver
+
+    def new_game(self) -> None:
+        """Forget everything learnt: TT, killers, history, the solver's table; at no cost
+        (nothing is cleared: the tables take a new salt and generation)."""
+        if self.tt.table != NULL:
+            tt_new_game(&self.tt)
+        if self.solver is not None:
+            self.solver.clear()
+        forget_history(self.ctx)
+        for i in range(self.n_helpers):
+            forget_history(self.helpers[i])
+
+    def hashfull(self) -> int:
+        return tt_hashfull(&self.tt) if self.tt.table != NULL else 0
+
+    def stop(self) -> None:
+        """Ask the running search to return as soon as possible (thread-safe)."""
+        cdef int i
+        ctl_stop(&self.ctx.ctl)
+        for i in range(self.n_helpers):
+            ctl_stop(&self.helpers[i].ctl)
+        if self.probing and self.solver is not None:
+            self.solver.stop()
+
+    def clear_stop(self) -> None:
+        """Forget an earlier stop().  A caller that starts the search in another thread
+        calls this first and then search(clear_stop=False), so that a stop() arriving
+        in between is not lost."""
+        ctl_clear_stop(&self.ctx.ctl)
+
+    def set_deadlines(self, soft_ms, hard_ms) -> None:
+        """Replace the time limits, in ms from now; None means no limit (thread-safe).
+
+        Both are measured from one clock reading, which also becomes the start of
+        the budget that the stop-between-iterations rule divides (at ponderhit the
+        search itself has been running for a while)."""
+        cdef int64_t now = monotonic_ns()
+        atomic_store_i64(&self.ctx.ctl.clock_ns, now)
+        atomic_store_i64(&self.ctx.ctl.soft_deadline, ctl_deadline_after(soft_ms, now))
+        atomic_store_i64(&self.ctx.ctl.hard_deadline, ctl_deadline_after(hard_ms, now))
+
+    def search(self, Position position not None, *, int depth=0, long long nodes=0,
+               soft_ms=None, hard_ms=None, int multipv=1, searchmoves=None,
+               int max_game_ply=0, bint entering_king_rule=True, on_info=None,
+               bint clear_stop=True, int mate_probe_ms=0):
+        """Search position (which is not modified) and return a SearchResult."""
+        try:
+            return self._search(position, depth, nodes, soft_ms, hard_ms, multipv,
+                                searchmoves, max_game_ply, entering_king_rule, on_info,
+                                clear_stop, mate_probe_ms)
+        finally:
+            self.on_info = None
+            ctl_raise_pending(&self.ctx.ctl)
+
+    def _search(self, Position position, int depth, long long nodes, soft_ms, hard_ms,
+                int multipv, searchmoves, int max_game_ply, bint entering_king_rule, on_info,
+                bint clear_stop, int mate_probe_ms):
+        cdef Context* c = self.ctx
+        cdef int moves[MAX_MOVES]
+        cdef int n, i, d, max_depth
+        cdef set allowed
+        if self.memory is None:
+            self.set_hash(16)
+        if self.memory.last_writer == WRITER_MATE:
+            tt_new_game(&self.tt)       # the solver has written over the table
+        self.memory.last_writer = WRITER_SEARCH
+        if pos_copy(&c.pos, &position.pos) != 0 or not pos_reserve(&c.pos, MAX_PLY + 16):
+            raise MemoryError()
+        n = generate(&c.pos, moves, GEN_LEGAL)
+        if searchmoves:
+            allowed = set(searchmoves)
+            n = _filter_moves(moves, n, allowed)
+        elif skips_dominated():
+            n = drop_dominated(&c.pos, moves, n)
+        c.root_count = n
+        for i in range(n):
+            memset(&c.root_moves[i], 0, sizeof(RootMove))
+            c.root_moves[i].move = moves[i]
+            c.root_moves[i].score = -VALUE_INFINITE
+            c.root_moves[i].previous_score = -VALUE_INFINITE
+            c.root_moves[i].pv[0] = moves[i]
+            c.root_moves[i].pv_length = 1
+        self.active_helpers = 0
+        if n == 0:
+            return SearchResult()
+        if clear_stop:
+            ctl_clear_stop(&c.ctl)
+        self.set_deadlines(soft_ms, hard_ms)
+        c.tt = &self.tt
+        c.kp_net = kp_active_net()
+        c.root_sp = c.pos.sp
+        ctl_start(&c.ctl, nodes if nodes > 0 else 0,
+                  threading.current_thread() is threading.main_thread())
+        c.max_game_ply = max_game_ply
+        c.entering_king_rule = entering_king_rule
+        c.seldepth = 0
+        self.on_info = on_info
+        self.multipv = max(1, min(multipv, n))
+        if mate_probe_ms > 0 and self.multipv == 1:
+            found = self._mate_probe(position, mate_probe_ms, searchmoves)
+            if found is not None:
+                return found
+        max_depth = depth if 0 < depth < MAX_PLY - 8 else MAX_PLY - 8
+        tt_new_search(&self.tt)
+        completed = 0
+        self.completed_lines = []
+        # node-limited searches stay on one thread: `go nodes` is then reproducible
+        helpers = self.n_helpers if nodes <= 0 else 0
+        try:
+            self._start_helpers(helpers, max_depth)
+            completed = self._main_search(max_depth)
+        finally:
+            self._stop_helpers()
+        if helpers and self.multipv == 1:
+            self._adopt_best_helper(completed)
+        return self._result(completed)
+
+    cdef int _main_search(self, int max_depth) except -1:
+        """The main thread's iterative deepening; returns the last completed depth."""
+        cdef Context* c = self.ctx
+        cdef int d, completed = 0, previous_best, previous_score
+        for d in range(1, max_depth + 1):
+            c.current_depth = d
+            previous_best = c.root_moves[0].move
+            previous_score = c.root_moves[0].score
+            with nogil:
+                iterate(c, d, self.multipv)
+            if c.ctl.aborted and d > 1:
+                # an iteration cut off mid-way may hold aspiration bounds, not scores;
+                # but a move that beat the previous best in it was searched in full
+                self._adopt_partial_best(previous_best)
+                break
+            completed = d
+            self._snapshot_lines()
+            self._emit_iteration(d)
+            if c.ctl.aborted or self._mate_settled(d):
+                break
+            if self._next_iteration_would_overrun(previous_best, previous_score):
+                break
+        return completed
+
+    def _start_helpers(self, int count, int max_depth) -> None:
+        cdef Context* h
+        cdef int i
+        self.active_helpers = count
+        for i in range(count):
+            h = self.helpers[i]
+            if prepare_helper(h, self.ctx) != 0:
+                raise MemoryError()
+            t = threading.Thread(target=self._run_helper, args=(i, max_depth),
+                                 name=f"usi_engine-helper-{i + 1}", daemon=True)
+            self.helper_threads.append(t)
+            t.start()
+
+    def _run_helper(self, int i, int max_depth) -> None:
+        cdef Context* h = self.helpers[i]
+        with nogil:
+            helper_search(h, i + 1, max_depth)
+
+    def _stop_helpers(self) -> None:
+        cdef int i
+        for i in range(self.n_helpers):
+            ctl_stop(&self.helpers[i].ctl)
+        for t in self.helper_threads:
+            t.join()
+        self.helper_threads = []
+
+    cdef void _adopt_best_helper(self, int completed):
+        """A helper that completed a deeper iteration with a better score than the main
+        thread's gives the move (the lazy-SMP vote of Stockfish-family engines)."""
+        cdef Context* h
+        cdef RootMove* best = NULL
+        cdef int i, depth = completed
+        cdef int score = self.completed_lines[0][1] if self.completed_lines else -VALUE_INFINITE
+        for i in range(self.n_helpers):
+            h = self.helpers[i]
+            if h.completed_depth > depth and h.best_line.score > score:
+                best, depth, score = &h.best_line, h.completed_depth, h.best_line.score
+        if best != NULL:
+            self.completed_lines = [(best.move, best.score, best.seldepth,
+                                     [best.pv[k] for k in range(best.pv_length)])]
+
+    @property
+    def thread_nodes(self) -> list:
+        """Nodes searched by each thread in the last search, the main thread first."""
+        return [self.ctx.ctl.nodes] + [self.helpers[i].ctl.nodes
+                                       for i in range(self.active_helpers)]
+
+    cdef uint64_t _total_nodes(self):
+        cdef uint64_t n = self.ctx.ctl.nodes
+        cdef int i
+        for i in range(self.active_helpers):
+            n += self.helpers[i].ctl.nodes
+        return n
+
+    cdef void _adopt_partial_best(self, int previous_best):
+        """After a cut-off iteration: a root move other than the previous best that
+        holds a score was searched completely and beat the previous best's score at
+        the new depth, so it is the better move; report it in place of the old line."""
+        cdef RootMove* rm = &self.ctx.root_moves[0]
+        if (self.multipv != 1 or rm.move == previous_best or rm.score == -VALUE_INFINITE
+                or not self.completed_lines):
+            return
+        self.completed_lines = [(rm.move, rm.score, rm.seldepth,
+                                 [rm.pv[i] for i in range(rm.pv_length)])]
+
+    cdef bint _next_iteration_would_overrun(self, int previous_best, int previous_score):
+        """Past the soft deadline, or past the share of it after which the next
+        iteration is unlikely to finish: 60% of the soft budget, the whole of it while
+        the best move changes or its score falls."""
+        cdef int64_t soft = atomic_load_i64(&self.ctx.ctl.soft_deadline)
+        cdef int64_t hard = atomic_load_i64(&self.ctx.ctl.hard_deadline)
+        cdef int64_t now = monotonic_ns()
+        cdef RootMove* rm = &self.ctx.root_moves[0]
+        cdef int64_t clock = atomic_load_i64(&self.ctx.ctl.clock_ns)
+        cdef bint unstable
+        if soft == NO_DEADLINE:
+            return False
+        if now >= soft:
+            return True
+        if hard != NO_DEADLINE and soft >= hard:
+            # byoyomi: the time cannot be saved, and a cut-off iteration still
+            # contributes its completed better moves
+            return False
+        unstable = (rm.move != previous_best
+                    or (previous_score != -VALUE_INFINITE and rm.score < previous_score - 30))
+        if unstable:
+            return False
+        return now - clock >= (soft - clock) * 6 // 10
+
+    def _mate_probe(self, Position position, int time_ms, searchmoves):
+        """A short df-pn run before the tree search, in the memory's probe slice: a
+        proved mate is played at once, with its exact distance (alpha-beta would need
+        the full depth to see it)."""
+        from usi_engine.mate.solver import MateSolver
+        if self.solver is None:
+            self.solver = MateSolver()
+        solver = self.solver
+        solver.use_memory(self.memory, probe=True)
+        solver.clear_stop()
+        self.probing = True
+        try:
+            if atomic_load_int(&self.ctx.ctl.stop):
+                return None
+            result = solver.solve(position, time_ms=time_ms, clear_stop=False)
+        finally:
+            self.probing = False
+        if result.status != "mate" or (searchmoves and result.pv[0] not in searchmoves):
+            return None
+        pv = result.pv
+        info = {"depth": len(pv), "seldepth": len(pv), "nodes": result.nodes,
+                "nps": result.nodes * 1000 // max(result.time_ms, 1), "time_ms": result.time_ms,
+                "hashfull": solver.hashfull(), "multipv": 1, "pv": list(pv),
+                "bound": None, "score_mate": len(pv)}
+        if self.on_info is not None:
+            self.on_info(info)
+        return SearchResult(best=pv[0], ponder=pv[1] if len(pv) > 1 else 0, score_cp=0,
+                            score_mate=len(pv), depth=len(pv), seldepth=len(pv),
+                            nodes=result.nodes, time_ms=result.time_ms, pv=pv)
+
+    cdef bint _mate_settled(self, int depth):
+        # a mate found with every reply searched needs no deeper iteration
+        cdef int v = self.ctx.root_moves[0].score
+        return (abs(v) >= VALUE_MATE_IN_MAX_PLY and self.multipv == 1
+                and VALUE_MATE - abs(v) <= depth)
+
+    def _elapsed_ms(self) -> int:
+        return ctl_elapsed_ms(&self.ctx.ctl)
+
+    def _snapshot_lines(self) -> None:
+        cdef Context* c = self.ctx
+        cdef RootMove* rm
+        cdef int k, v
+        lines = []
+        for k in range(self.multipv):
+            rm = &c.root_moves[k]
+            v = rm.score if rm.score != -VALUE_INFINITE else rm.previous_score
+            lines.append((rm.move, v, rm.seldepth, [rm.pv[i] for i in range(rm.pv_length)]))
+        self.completed_lines = lines
+
+    def _line_info(self, int index, int depth) -> dict:
+        """Report line `index` of the last completed iteration."""
+        cdef Context* c = self.ctx
+        move, v, seldepth, pv = self.completed_lines[index]
+        elapsed = max(self._elapsed_ms(), 0)
+        nodes = self._total_nodes()
+        info = {"depth": depth, "seldepth": max(seldepth, depth), "nodes": nodes,
+                "nps": nodes * 1000 // elapsed if elapsed > 0 else nodes * 1000,
+                "time_ms": elapsed, "hashfull": self.hashfull(), "multipv": index + 1,
+                "pv": list(pv), "bound": None}
+        if v == -VALUE_INFINITE:
+            info["score_cp"] = 0
+        else:
+            info.update(_score_fields(v))
+        return info
+
+    def _emit_iteration(self, int depth) -> None:
+        if self.on_info is None:
+            return
+        for k in range(self.multipv):
+            self.on_info(self._line_info(k, depth))
+
+    def _emit_progress(self) -> None:
+        if self.on_info is None or not self.completed_lines:
+            return
+        info = self._line_info(0, self.ctx.current_depth - 1)
+        info["seldepth"] = max(self.ctx.seldepth, info["depth"])
+        self.on_info(info)
+
+    def _result(self, int completed) -> SearchResult:
+        """The last completed iteration's best line (at depth 1, even a partial one: a
+        move is owed however soon the search is stopped)."""
+        cdef Context* c = self.ctx
+        cdef RootMove* rm = &c.root_moves[0]
+        if self.completed_lines:
+            move, v, seldepth, pv = self.completed_lines[0]
+        else:
+            move, seldepth = rm.move, rm.seldepth
+            v = rm.score if rm.score != -VALUE_INFINITE else rm.previous_score
+            pv = [rm.pv[i] for i in range(rm.pv_length)]
+        fields = _score_fields(v) if v != -VALUE_INFINITE else {"score_cp": 0}
+        return SearchResult(best=move, ponder=pv[1] if len(pv) > 1 else 0,
+                            score_cp=fields.get("score_cp", 0),
+                            score_mate=fields.get("score_mate"), depth=completed,
+                            seldepth=max(seldepth, completed), nodes=self._total_nodes(),
+                            time_ms=self._elapsed_ms(), pv=pv)
+
+
+def _see_ge(Position position, int move, int threshold) -> bool:
+    """Test hook: whether `move` wins at least `threshold` by static exchange (SEE's
+    own values: `_see_value`).
+
+    >>> _see_ge(Position(), Position().parse_usi("7g7f"), 0)
+    True
+    """
+    return see_ge(&position.pos, move, threshold)
+
+
+def _see_value(int piece_type) -> int:
+    """Test hook: what static exchange counts a piece of this type (core/types.pxd) as."""
+    if not 0 <= piece_type < 16:
+        raise ValueError("piece type out of range: {}".format(piece_type))
+    return see_value(piece_type)
+
+
+def _table_entry(Searcher searcher, Position position):
+    """Trace hook: the table's entry for `position` after a search, as (move, value,
+    depth, bound) with bound 1 upper, 2 lower, 3 exact; None where there is none.
+    Values are as stored at ply 0 (a mate score counts from this position).
+
+    >>> s = Searcher(); r = s.search(Position(), depth=4)
+    >>> _table_entry(s, Position())[0] == r.best
+    True
+    """
+    cdef bint found
+    cdef TTEntry te
+    if searcher.tt.table == NULL:
+        return None
+    tt_probe(&searcher.tt, position_key(&position.pos), &found, &te)
+    if not found:
+        return None
+    return (te.move, value_from_tt(te.value, 0), te.depth - 1, te.gen_bound & 3)
+
+
+cdef int _filter_moves(int* moves, int n, set allowed):
+    cdef int i, k = 0
+    for i in range(n):
+        if moves[i] in allowed:
+            moves[k] = moves[i]
+            k += 1
+    return k
+
+
+def _picker_sequence(position, int quiet_limit, bint presort, int seed=1,
+                     bint skip_quiets=False):
+    """Test hook: the moves of `position` (not in check) in the order the staged
+    picker hands them out at an interior node with no TT move, after a butterfly
+    history filled from `seed`, with the history score of each quiet move (None for
+    the others).  skip_quiets: as the search sets it once move-count pruning starts,
+    before the first move."""
+    cdef Position pp = position
+    cdef Context* c = new_context()
+    cdef MovePicker mp
+    cdef int m, side, f, t
+    cdef uint64_t x = <uint64_t>seed * 0x9E3779B97F4A7C15ULL + 1
+    if c == NULL:
+        raise MemoryError()
+    try:
+        if pos_copy(&c.pos, &pp.pos) != 0:
+            raise MemoryError()
+        for side in range(2):
+            for f in range(88):
+                for t in range(81):
+                    x ^= x << 13; x ^= x >> 7; x ^= x << 17
+                    c.hist.butterfly[side][f][t] = <int>(x % 20001) - 10000
+        c.move_keys[0] = NO_PIECE_TO
+        picker_init(&mp, c, 0, 1, False, quiet_limit, presort)
+        mp.skip_quiets = skip_quiets
+        order = []
+        while True:
+            m = next_move(&mp, c)
+            if m == 0:
+                break
+            order.append((m, quiet_score(&c.hist, c.pos.side, m, move_key(&c.pos, m),
+                                         NO_PIECE_TO, NO_PIECE_TO)
+                          if is_quiet(&c.pos, m) else None))
+        return order
+    finally:
+        free_context(c)

@@ -1,0 +1,268 @@
+"""Training of the king-piece network (`usi-engine learn-net`), in numpy.
+
+The network adds a small non-linear term to the learned king-piece (KP) table:
+
+    v = KP(position)  +  sum_i w_us[i] * x_us[i]^2 + sum_i w_them[i] * x_them[i]^2 + b
+
+for the side to move, where x = clip(acc, 0, 1) and each king's accumulator
+acc = b1 + sum of W1[f] over that king's KP features f (`usi_engine.eval.kp`), "us" the
+side to move's king.  The accumulators change by a few rows per move, so the search
+updates them as it updates the KP sums.  The first layer is trained with a factoriser
+(as Stockfish's trainer does): every W1[king square, feature] is the sum of its own
+weight and one shared by all king squares, so rarely seen king squares learn from the
+others.  The loss is `usi_engine.training.learn`'s: the cross-entropy between sigmoid(v / scale)
+and lambda * sigmoid(score / scale) + (1 - lambda) * result.  The network is written
+after each epoch whose validation loss is the best so far (it overfits a small data
+set within a few epochs).
+
+    >>> from usi_engine.training.learn_net import NetConfig, train_net   # doctest: +SKIP
+    >>> train_net(["data/"], "kpnn.bin", NetConfig(epochs=6))    # doctest: +SKIP
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+from usi_engine.eval import weights as eval_weights
+
+from usi_engine.eval import kp
+from usi_engine.training.learn import Dataset, _batches, load_data, starting_weights
+
+W = kp.WEIGHT_COUNT
+F = kp.FEATURES_PER_BUCKET
+
+
+@dataclasses.dataclass
+class NetConfig:
+    """Training settings (the command line's options)."""
+    epochs: int = 6
+    batch_size: int = 8192
+    lr: float = 1e-3                # Adam step of the first layer (accumulator units)
+    out_lr: float = 0.5             # Adam step of the output layer and KP table (cp)
+    lambda_: float = 0.7
+    scale: float = 600.0
+    max_score: int = 3000
+    val_fraction: float = 0.05
+    seed: int = 1
+    init: str = ""                  # KP table or network to start from ("": the shipped table)
+    kp_reg: float = 1e-4            # L2 pull of the KP table towards its start
+    hidden: int = kp.HIDDEN
+
+
+class Net:
+    """Float parameters; the padding feature W (and F) maps to a zero row."""
+
+    def __init__(self, kp_cp: np.ndarray, hidden: int, rng: np.random.Generator) -> None:
+        self.kp = np.append(np.asarray(kp_cp, dtype=np.float32), 0).astype(np.float32)
+        self.ft = rng.normal(0.0, 0.04, (W + 1, hidden)).astype(np.float32)
+        self.ft[W] = 0
+        self.ftf = np.zeros((F + 1, hidden), dtype=np.float32)
+        self.b1 = np.full(hidden, 0.3, dtype=np.float32)
+        self.w2 = rng.normal(0.0, 2.0, 2 * hidden).astype(np.float32)
+        self.b2 = np.zeros(1, dtype=np.float32)
+
+    @classmethod
+    def from_weights(cls, weights: eval_weights.NetWeights) -> "Net":
+        """The float network that the engine's integer weights stand for (the
+        factoriser's shared rows zero, so that its first layer is the file's)."""
+        net = cls(eval_weights.dequantize(weights.kp), kp.HIDDEN, np.random.default_rng(0))
+        net.ft[:W] = weights.first / kp.QA
+        net.b1[:] = weights.first_bias / kp.QA
+        net.w2[:] = weights.out / kp.QB
+        net.b2[:] = weights.out_bias / kp.QB
+        return net
+
+    def params(self) -> list[np.ndarray]:
+        return [self.kp, self.ft, self.ftf, self.b1, self.w2, self.b2]
+
+    def first_layer(self) -> np.ndarray:
+        """W1 with the factoriser folded in: [W + 1, hidden]."""
+        table = self.ft.copy()
+        table[:W] += np.tile(self.ftf[:F], (kp.KING_BUCKETS, 1))
+        table[W] = 0
+        return table
+
+
+def forward(net: Net, table: np.ndarray, features: np.ndarray, side: np.ndarray):
+    """Scores for the side to move and what the backward pass needs."""
+    acc = [table[features[:, v]].sum(axis=1) + net.b1 for v in (0, 1)]
+    black = (side == 0)[:, None]
+    us = np.where(black, acc[0], acc[1])
+    them = np.where(black, acc[1], acc[0])
+    cu, ct = np.clip(us, 0, 1), np.clip(them, 0, 1)
+    h = net.w2.size // 2
+    nn = (cu * cu) @ net.w2[:h] + (ct * ct) @ net.w2[h:] + net.b2[0]
+    kpv = net.kp[features[:, 0]].sum(axis=1) - net.kp[features[:, 1]].sum(axis=1)
+    v = np.where(side == 0, kpv, -kpv) + nn
+    return v, (us, them, cu, ct)
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.tanh(0.5 * x))
+
+
+def loss_and_grad(v: np.ndarray, part: Dataset, cfg: NetConfig) -> tuple[float, np.ndarray]:
+    """Mean excess cross-entropy and d(loss)/d(v) times scale, per position."""
+    target = cfg.lambda_ * _sigmoid(part.score / cfg.scale) + (1 - cfg.lambda_) * part.result
+    p = np.clip(_sigmoid(v / cfg.scale), 1e-12, 1 - 1e-12)
+    t = np.clip(target, 1e-12, 1 - 1e-12)
+    excess = t * np.log(t / p) + (1 - t) * np.log((1 - t) / (1 - p))
+    return float(excess.mean()), (p - target).astype(np.float32)
+
+
+def backward(net: Net, features: np.ndarray, side: np.ndarray, saved, g: np.ndarray
+             ) -> list[np.ndarray]:
+    """Gradients of the mean loss, in the order of `Net.params`."""
+    us, them, cu, ct = saved
+    g = g / len(g)
+    h = net.w2.size // 2
+    gw2 = np.concatenate([(cu * cu).T @ g, (ct * ct).T @ g])
+    gb2 = np.array([g.sum()], dtype=np.float32)
+    gus = g[:, None] * net.w2[:h] * 2 * cu * ((us > 0) & (us < 1))
+    gthem = g[:, None] * net.w2[h:] * 2 * ct * ((them > 0) & (them < 1))
+    black = (side == 0)[:, None]
+    gacc = (np.where(black, gus, gthem), np.where(black, gthem, gus))
+    gb1 = (gacc[0] + gacc[1]).sum(axis=0)
+    width = features.shape[2]
+    index = np.concatenate([features[:, 0].ravel(), features[:, 1].ravel()])
+    gft = np.empty_like(net.ft)
+    for k in range(h):
+        rows = np.concatenate([np.repeat(gacc[0][:, k], width), np.repeat(gacc[1][:, k], width)])
+        gft[:, k] = np.bincount(index, weights=rows, minlength=W + 1)
+    gft[W] = 0
+    gftf = np.zeros_like(net.ftf)
+    gftf[:F] = gft[:W].reshape(kp.KING_BUCKETS, F, h).sum(axis=0)
+    signed = np.where(side == 0, g, -g)
+    gkp = (np.bincount(features[:, 0].ravel(), weights=np.repeat(signed, width), minlength=W + 1)
+           - np.bincount(features[:, 1].ravel(), weights=np.repeat(signed, width),
+                         minlength=W + 1)).astype(np.float32)
+    gkp[W] = 0
+    return [gkp, gft, gftf, gb1.astype(np.float32), gw2.astype(np.float32), gb2]
+
+
+class Adam:
+    """Adam over a list of float32 arrays."""
+
+    def __init__(self, params: list[np.ndarray]) -> None:
+        self.m = [np.zeros_like(p) for p in params]
+        self.v = [np.zeros_like(p) for p in params]
+        self.t = 0
+
+    def step(self, params: list[np.ndarray], grads: list[np.ndarray], lrs: list[float]) -> None:
+        self.t += 1
+        c1 = 1 - 0.9 ** self.t
+        c2 = 1 - 0.999 ** self.t
+        for p, g, m, v, lr in zip(params, grads, self.m, self.v, lrs):
+            m *= 0.9
+            m += 0.1 * g
+            v *= 0.999
+            v += 0.001 * g * g
+            p -= (lr / c1) * m / (np.sqrt(v / c2) + 1e-8)
+
+
+def evaluate_loss(net: Net, data: Dataset, cfg: NetConfig) -> float:
+    """Mean excess cross-entropy of the float network over a data set."""
+    table = net.first_layer()
+    total = 0.0
+    for start in range(0, len(data), cfg.batch_size):
+        part = data.subset(np.arange(start, min(start + cfg.batch_size, len(data))))
+        features = kp.features(part.board, part.hands, part.side)
+        v, _ = forward(net, table, features, part.side)
+        total += loss_and_grad(v, part, cfg)[0] * len(part)
+    return total / max(1, len(data))
+
+
+def train_step(net: Net, opt: Adam, features: np.ndarray, part: Dataset, start_kp: np.ndarray,
+               cfg: NetConfig, decay: float) -> float:
+    """One Adam step on a mini-batch; returns its loss before the step."""
+    table = net.first_layer()
+    v, saved = forward(net, table, features, part.side)
+    loss, g = loss_and_grad(v, part, cfg)
+    grads = backward(net, features, part.side, saved, g)
+    grads[0][:W] += cfg.kp_reg * (net.kp[:W] - start_kp)
+    lr, out_lr = cfg.lr * decay, cfg.out_lr * decay
+    opt.step(net.params(), grads, [out_lr, lr, lr, lr, out_lr, out_lr])
+    net.kp[W] = 0
+    net.ft[W] = 0
+    net.ftf[F] = 0
+    return loss
+
+
+def export(net: Net) -> eval_weights.NetWeights:
+    """The float network in the engine's integer format."""
+    return eval_weights.quantize_net(net.kp[:W], net.first_layer()[:W], net.b1, net.w2,
+                                     float(net.b2[0]))
+
+
+def starting_net(init: str, hidden: int, rng: np.random.Generator
+                 ) -> tuple[Net, Net, str]:
+    """The network training starts from, the one whose loss is the baseline, and what
+    that is: a network file is taken as it is (to go on training it on new data); a KP
+    table (or "hand") gets a random network on top, the table alone being the baseline."""
+    if init != "hand" and isinstance(weights := eval_weights.read_any(init),
+                                     eval_weights.NetWeights):
+        if hidden != kp.HIDDEN:
+            raise ValueError(f"{init}: a network of width {kp.HIDDEN}, not {hidden}")
+        net = Net.from_weights(weights)
+        return net, net, "the network"
+    start_kp = starting_weights(init).astype(np.float32)
+    net = Net(start_kp, hidden, rng)
+    kp_only = Net(start_kp, hidden, rng)
+    kp_only.w2[:] = 0
+    return net, kp_only, "the KP table alone"
+
+
+def train_net(paths: Sequence[str | Path], out: str | Path, cfg: NetConfig,
+              log: Callable[[str], None] = print) -> dict:
+    """Train from the record files/folders `paths`, write the weights to `out`, and
+    return a summary (positions used, losses per epoch)."""
+    t0 = time.perf_counter()
+    train_set, val_set, _, n_train_files, n_val_files = load_data(
+        paths, cfg.val_fraction, cfg.max_score)
+    init = cfg.init or str(eval_weights.embedded_kp_path())
+    rng = np.random.default_rng(cfg.seed)
+    net, baseline_net, what = starting_net(init, cfg.hidden, rng)
+    start_kp = net.kp[:W].copy()
+    baseline = evaluate_loss(baseline_net, val_set, cfg) if len(val_set) else float("nan")
+    log(f"train {len(train_set)} positions ({n_train_files} files), validation "
+        f"{len(val_set)} ({n_val_files} files), hidden {cfg.hidden}, "
+        f"read_s {time.perf_counter() - t0:.1f}")
+    log(f"epoch 0 validation_loss {baseline:.6f} ({what} {init})")
+    opt = Adam(net.params())
+    steps = math.ceil(len(train_set) / cfg.batch_size) * cfg.epochs
+    history, step, best = [], 0, math.inf
+    for epoch in range(1, cfg.epochs + 1):
+        e0 = time.perf_counter()
+        losses = []
+        for features, part in _batches(train_set, cfg.batch_size, rng):
+            decay = 1.0 - 0.9 * step / max(1, steps)      # linear decay to 10%
+            losses.append(train_step(net, opt, features, part, start_kp, cfg, decay))
+            step += 1
+        val = evaluate_loss(net, val_set, cfg) if len(val_set) else float("nan")
+        history.append({"epoch": epoch, "train_loss": float(np.mean(losses)),
+                        "validation_loss": val})
+        log(f"epoch {epoch} train_loss {np.mean(losses):.6f} validation_loss {val:.6f} "
+            f"seconds {time.perf_counter() - e0:.1f}")
+        if val > best:                                    # NaN (no validation) writes
+            log(f"epoch {epoch} not written: validation loss above the best, {best:.6f}")
+            continue
+        best = val
+        eval_weights.write_net(out, export(net))          # the best epoch so far is kept
+        log(f"wrote {out} (epoch {epoch})")
+    return {"train_positions": len(train_set), "validation_positions": len(val_set),
+            "baseline_validation_loss": baseline, "epochs": history}
+
+
+def main_learn_net(args) -> int:
+    """The `usi-engine learn-net` command (argparse namespace from __main__)."""
+    cfg = NetConfig(epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
+                    out_lr=args.out_lr, lambda_=args.lambda_, scale=args.scale,
+                    max_score=args.max_score, val_fraction=args.val_fraction,
+                    seed=args.seed, init=args.init or "")
+    train_net(args.data, args.out, cfg, log=lambda line: print(line, flush=True))
+    return 0

@@ -1,0 +1,538 @@
+"""A teacher for the training data: ``usi-engine relabel``.
+
+Reads PackedSfenValue record files (as ``usi-engine gensfen`` writes them), asks any
+USI engine (the *teacher*: gpsshogi's ``gpsusi``, Fairy-Stockfish, YaneuraOu, ...) for
+its score of each position, and writes the same records with the teacher's score in
+place of the stored one, one output file per input file with the same name, so that
+``usi-engine learn`` trains on the teacher's judgement instead of our own search's.
+
+For every record: ``position sfen ...`` then the go line (``--go``); the last
+``score`` of the ``info`` lines before ``bestmove`` is stored, from the side to move
+(as USI gives it): centipawns times ``--score-factor``, clamped to +-32000; ``mate N``
+as +-(32000 - N), and a bare ``mate +`` / ``mate -`` (gpsusi sends those) as +-32000.
+``bestmove resign`` or ``win`` still counts.  A record the teacher gives no score for
+is dropped.
+
+Each output file is written whole (a ``.tmp`` file, then renamed), and output files
+already present are skipped, so an interrupted run resumes where it stopped.  Every
+worker process has its own teacher process, started once and sent ``usinewgame`` at
+the start of each file.  A teacher that dies is restarted once per file (the record
+is asked again); a second death fails that file, with a message, and the other files
+go on.  A teacher silent for ``--timeout-s`` seconds on a position is sent ``stop``;
+if it still says nothing it is killed and restarted, and the record dropped; three
+such positions in a row fail the file.
+
+    >>> from usi_engine.training.relabel import Config, relabel_paths   # doctest: +SKIP
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import multiprocessing
+import multiprocessing.util
+import os
+import queue
+import shlex
+import shutil
+import signal
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from usi_engine.csa.engine import SearchInfo, UsiEngine, parse_info
+
+#: Stored scores: centipawns clamped to this, mate in N as +-(SCORE_MATE - N).
+SCORE_MATE = 32000
+#: The default go line: a time limit every USI engine honours (gpsusi knows neither
+#: ``go depth`` nor ``go nodes``): 100 ms a position.
+DEFAULT_GO = "go btime 0 wtime 0 byoyomi 100"
+DEFAULT_TIMEOUT_S = 30.0
+DEFAULT_MAX_SCORE = 3000
+#: After ``stop``, how long a timed-out teacher gets to answer before it is killed.
+STOP_GRACE_S = 5.0
+#: The handshake (usi/usiok, isready/readyok) may take this long at least (weights load).
+STARTUP_TIMEOUT_S = 60.0
+#: A file fails when the teacher answers none of this many positions in a row.
+TIMEOUTS_IN_A_ROW = 3
+#: A file fails at the teacher's second death within it.
+DEATHS_PER_FILE = 1
+
+
+@dataclass(frozen=True)
+class Config:
+    """The settings of a run (the command line's options)."""
+    command: tuple[str, ...]
+    options: tuple[tuple[str, str], ...] = ()
+    go: str = DEFAULT_GO
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    quiet_only: bool = False
+    max_score: int = DEFAULT_MAX_SCORE
+    score_factor: float = 1.0
+    limit: int | None = None
+
+
+class TeacherError(Exception):
+    """The teacher could not be started or did not follow USI."""
+
+
+class TeacherDied(TeacherError):
+    """The teacher's process ended."""
+
+
+class TeacherTimeout(TeacherError):
+    """The teacher said nothing conclusive in time."""
+
+
+def stored_score(info: SearchInfo, factor: float = 1.0) -> int:
+    """The score of an ``info`` line as stored in a record: ``cp`` times `factor`,
+    rounded and clamped to +-SCORE_MATE; a mate in N as +-(SCORE_MATE - N), N = 0 when
+    the engine gives no length."""
+    if info.mate is not None:
+        plies, winning = info.mate
+        value = SCORE_MATE - min(abs(plies or 0), SCORE_MATE)
+        return value if winning else -value
+    assert info.score_cp is not None
+    return max(-SCORE_MATE, min(SCORE_MATE, round(info.score_cp * factor)))
+
+
+class Teacher:
+    """A USI engine asked for scores, one position at a time."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.events: "queue.Queue[tuple]" = queue.Queue()
+        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=3)
+        self.engine = UsiEngine(list(config.command), self.events, self._log)
+
+    def _log(self, direction: str, text: str) -> None:
+        if direction == "engine stderr":
+            self.stderr_tail.append(text)
+
+    @property
+    def alive(self) -> bool:
+        """True while the engine process runs."""
+        return self.engine.alive
+
+    def _describe(self) -> str:
+        tail = " | ".join(self.stderr_tail)
+        return f" (its last stderr: {tail[-300:]})" if tail else ""
+
+    def _next_line(self, deadline: float) -> str | None:
+        """The engine's next stdout line, None at the deadline; TeacherDied at its end."""
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            try:
+                kind, generation, payload = self.events.get(timeout=left)
+            except queue.Empty:
+                return None
+            if generation != self.engine.generation:
+                continue                    # a line of a process killed before
+            if kind == "engine_eof":
+                raise TeacherDied(f"the teacher exited (code {payload}){self._describe()}")
+            return payload
+
+    def _wait_for(self, word: str, timeout_s: float) -> None:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            line = self._next_line(deadline)
+            if line is None:
+                raise TeacherTimeout(f"the teacher did not answer {word} within "
+                                     f"{timeout_s:g} s{self._describe()}")
+            if line.split()[0] == word:
+                return
+            self.engine.note_line(line)
+
+    def start(self) -> None:
+        """Start the engine and do the handshake (usi, the options, isready).
+        TeacherError when it cannot be run, dies, stays silent or lacks an option."""
+        self.kill()
+        self.stderr_tail.clear()
+        try:
+            self.engine.start()
+        except OSError as exc:
+            raise TeacherError(f"cannot run {shlex.join(self.config.command)}: {exc}") from None
+        startup = max(self.config.timeout_s, STARTUP_TIMEOUT_S)
+        self._send("usi")
+        self._wait_for("usiok", startup)
+        for name, value in self.config.options:
+            if not name.startswith("USI_") and not self.engine.has_option(name):
+                known = ", ".join(sorted(self.engine.options)) or "none"
+                raise TeacherError(f"--option {name}: the teacher has no such option "
+                                   f"(it has: {known})")
+            self._send(f"setoption name {name} value {value}")
+        self._send("isready")
+        self._wait_for("readyok", startup)
+
+    def _send(self, line: str) -> None:
+        if not self.engine.send(line):
+            raise TeacherDied(f"the teacher exited{self._describe()}")
+
+    def new_game(self) -> None:
+        """``usinewgame``: a new file's positions are unrelated to the last ones."""
+        self._send("usinewgame")
+
+    def score(self, sfen: str) -> int | None:
+        """The teacher's stored score of the position, or None when it gave none.
+        TeacherDied if it exits; TeacherTimeout if it answers neither the go line within
+        the timeout nor ``stop`` within STOP_GRACE_S (the engine is then in an unknown
+        state: kill it)."""
+        self._send(f"position sfen {sfen}")
+        self._send(self.config.go)
+        best: SearchInfo | None = None
+        deadline = time.monotonic() + self.config.timeout_s
+        stopped = False
+        while True:
+            line = self._next_line(deadline)
+            if line is None:
+                if stopped:
+                    raise TeacherTimeout(
+                        f"the teacher answered nothing within {self.config.timeout_s:g} s "
+                        f"nor after stop{self._describe()}")
+                self._send("stop")
+                stopped = True
+                deadline = time.monotonic() + min(STOP_GRACE_S, self.config.timeout_s)
+                continue
+            if line.startswith("bestmove"):
+                return stored_score(best, self.config.score_factor) if best else None
+            info = parse_info(line)
+            if info is not None and info.has_score:
+                best = info
+
+    def kill(self) -> None:
+        """End the engine at once (no-op when none runs)."""
+        process = self.engine.process
+        if process is not None and process.poll() is None:
+            process.kill()
+        self.engine.stop_process(timeout_s=1.0)
+
+    def close(self) -> None:
+        """``quit`` the engine (killed if it does not exit)."""
+        self.engine.stop_process(timeout_s=3.0)
+
+
+# ---- one file ---------------------------------------------------------------------------------
+@dataclass
+class FileResult:
+    """What became of one input file."""
+    name: str
+    records: int = 0          # records read (after --limit)
+    relabelled: int = 0       # written with the teacher's score
+    timeouts: int = 0
+    error: str | None = None
+    seconds: float = 0.0
+
+    @property
+    def dropped(self) -> int:
+        return self.records - self.relabelled if self.error is None else 0
+
+
+def read_input(path: Path, limit: int | None = None) -> np.ndarray:
+    """The records of a file (the first `limit` of them); ValueError if it is not a
+    whole number of 40-byte records."""
+    from usi_engine.training.learn import read_file
+    return read_file(path, limit)
+
+
+def wanted(records: np.ndarray, config: Config) -> np.ndarray:
+    """Mask of the records to ask the teacher about: all of them, or with quiet_only
+    those whose stored move does not capture and whose stored |score| <= max_score."""
+    keep = np.ones(len(records), dtype=bool)
+    if not config.quiet_only or not len(records):
+        return keep
+    from usi_engine.training.learn import captures
+    from usi_engine.core.packed import decode_records
+    board, _, _ = decode_records(records)
+    return ~captures(records, board) & (np.abs(records["score"].astype(np.int64)) <= config.max_score)
+
+
+def write_atomically(path: Path, records: np.ndarray) -> None:
+    """Write the records to a .tmp file, then rename it to `path`."""
+    from usi_engine.training.gensfen import write_records
+    write_records(path, records)
+
+
+def relabel_file(teacher: Teacher, src: Path, dst: Path, config: Config,
+                 on_record: Callable[[], None] = lambda: None) -> FileResult:
+    """Relabel one file into `dst`; never raises for the teacher's failures (they are in
+    the result's ``error``, and nothing is written)."""
+    from usi_engine.core.packed import unpack
+    start = time.perf_counter()
+    result = FileResult(src.name)
+    try:
+        records = read_input(src, config.limit)
+    except (OSError, ValueError) as exc:
+        result.error = str(exc)
+        return result
+    result.records = len(records)
+    ask = wanted(records, config)
+    scores = np.zeros(len(records), dtype=np.int16)
+    got = np.zeros(len(records), dtype=bool)
+    deaths = in_a_row = 0
+
+    def restart() -> None:
+        nonlocal deaths
+        while True:
+            try:
+                teacher.start()
+                teacher.new_game()
+                return
+            except TeacherDied:
+                deaths += 1
+                if deaths > DEATHS_PER_FILE:
+                    raise
+            except TeacherError:
+                teacher.kill()
+                raise
+
+    try:
+        if teacher.alive:
+            teacher.new_game()
+        else:
+            restart()
+        for i in np.flatnonzero(ask):
+            sfen = unpack(records["sfen"][i].tobytes(), max(1, int(records["gamePly"][i])))
+            while True:
+                try:
+                    score = teacher.score(sfen)
+                    in_a_row = 0
+                except TeacherTimeout:
+                    teacher.kill()
+                    result.timeouts += 1
+                    in_a_row += 1
+                    if in_a_row >= TIMEOUTS_IN_A_ROW:
+                        raise TeacherError(f"the teacher answered none of {in_a_row} "
+                                           f"positions in a row within "
+                                           f"{config.timeout_s:g} s") from None
+                    restart()
+                    score = None
+                except TeacherDied:
+                    teacher.kill()
+                    deaths += 1
+                    if deaths > DEATHS_PER_FILE:
+                        raise
+                    restart()
+                    continue            # ask the restarted teacher again
+                break
+            if score is not None:
+                scores[i] = score
+                got[i] = True
+            on_record()
+        out = records[got]
+        out["score"] = scores[got]
+        write_atomically(dst, out)
+        result.relabelled = len(out)
+    except TeacherDied as exc:
+        teacher.kill()
+        result.error = f"{exc}; it died twice on this file, which is left out"
+    except TeacherError as exc:
+        teacher.kill()
+        result.error = f"{exc}; the file is left out"
+    except OSError as exc:
+        result.error = f"cannot write {dst}: {exc}"
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+# ---- worker processes ---------------------------------------------------------------------
+_worker: dict = {}
+
+
+def _worker_exit(signum, frame) -> None:           # pragma: no cover - runs in a worker
+    teacher = _worker.get("teacher")
+    if teacher is not None:
+        teacher.kill()
+    os._exit(1)
+
+
+def _init_worker(config: Config, counter) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)     # the parent handles Ctrl-C
+    signal.signal(signal.SIGTERM, _worker_exit)      # Pool.terminate: take the teacher along
+    teacher = Teacher(config)
+    _worker.update(config=config, counter=counter, teacher=teacher)
+    multiprocessing.util.Finalize(None, teacher.close, exitpriority=10)
+
+
+def _count(counter) -> None:
+    with counter.get_lock():
+        counter.value += 1
+
+
+def _run_file(job: tuple[str, str]) -> FileResult:
+    counter = _worker["counter"]
+    return relabel_file(_worker["teacher"], Path(job[0]), Path(job[1]), _worker["config"],
+                        lambda: _count(counter))
+
+
+# ---- the command ------------------------------------------------------------------------------
+@dataclass
+class Summary:
+    """Totals of a run."""
+    records: int = 0
+    relabelled: int = 0
+    dropped: int = 0
+    skipped_files: int = 0
+    failed: list[FileResult] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def line(self) -> str:
+        """``records N relabelled M dropped D seconds T records_per_s X``."""
+        rate = self.records / self.seconds if self.seconds > 0 else 0.0
+        return (f"records {self.records} relabelled {self.relabelled} dropped {self.dropped} "
+                f"seconds {self.seconds:.1f} records_per_s {rate:.1f}")
+
+
+def _progress(done: int, total: int, start: float) -> None:
+    from usi_engine.training.gensfen import progress_line
+    progress_line("relabel", "records", done, total, start)
+
+
+def plan(data: list[str], out_dir: Path) -> list[tuple[Path, Path]]:
+    """The (input, output) pairs of the record files and folders in `data`.  ValueError
+    on a missing input, a file that is not whole records, two inputs of the same name
+    or an output that would overwrite its input."""
+    from usi_engine.training.learn import psv_files
+    from usi_engine.core.packed import PSV_DTYPE
+    files = psv_files(data)
+    if not files:
+        raise ValueError("no record files (*.psv, *.bin) in the paths given")
+    seen: dict[str, Path] = {}
+    jobs = []
+    for src in files:
+        if src.name in seen:
+            raise ValueError(f"two input files named {src.name} ({seen[src.name]} and {src}): "
+                             "their outputs would clash")
+        seen[src.name] = src
+        dst = out_dir / src.name
+        if dst.exists() and dst.resolve() == src.resolve():
+            raise ValueError(f"--out {out_dir} holds the input {src}: choose another folder")
+        size = src.stat().st_size
+        if size % PSV_DTYPE.itemsize:
+            raise ValueError(f"{src}: {size} bytes is not a whole number of 40-byte records")
+        jobs.append((src, dst))
+    return jobs
+
+
+def run(args: argparse.Namespace) -> int:
+    """The ``relabel`` command: 0 when every file was done, 1 when some failed, 2 (one
+    line on stderr) for bad arguments."""
+    def fail(message: str) -> int:
+        print(f"usi-engine relabel: error: {message}", file=sys.stderr)
+        return 2
+
+    try:
+        command = tuple(shlex.split(args.engine))
+    except ValueError as exc:
+        return fail(f"--engine: {exc}")
+    if not command:
+        return fail("--engine: empty command")
+    if shutil.which(command[0]) is None:
+        return fail(f"--engine: {command[0]} is not an executable program")
+    options = []
+    for text in args.option or ():
+        name, sep, value = text.partition("=")
+        if not sep or not name.strip() or " " in name.strip():
+            return fail(f"--option: expected NAME=VALUE, got {text[:60]!r}")
+        options.append((name.strip(), value.strip()))
+    go = " ".join(args.go.split())
+    if go.split()[:1] != ["go"] or "infinite" in go.split() or "ponder" in go.split():
+        return fail(f"--go: expected a go command with a limit, e.g. '{DEFAULT_GO}', "
+                    f"got {args.go[:60]!r}")
+    if args.max_score is not None and not args.quiet_only:
+        return fail("--max-score goes with --quiet-only")
+    config = Config(command=command, options=tuple(options), go=go, timeout_s=args.timeout_s,
+                    quiet_only=args.quiet_only,
+                    max_score=DEFAULT_MAX_SCORE if args.max_score is None else args.max_score,
+                    score_factor=args.score_factor, limit=args.limit)
+    out_dir = Path(args.out)
+    try:
+        jobs = plan(args.data, out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except ValueError as exc:
+        return fail(str(exc))
+    except OSError as exc:
+        return fail(f"--out {out_dir}: {exc}")
+    todo = [(src, dst) for src, dst in jobs if not dst.exists()]
+    if len(todo) < len(jobs):
+        print(f"relabel: {len(jobs) - len(todo)} of {len(jobs)} files already in {out_dir}, "
+              "skipped", file=sys.stderr)
+    teacher = Teacher(config)
+    try:
+        teacher.start()          # bad engine or option: a usage error, before any work
+    except TeacherError as exc:
+        teacher.kill()
+        return fail(f"--engine {args.engine}: {exc}")
+    try:
+        summary = relabel_all(teacher, todo, config, args.workers)
+    finally:
+        teacher.close()
+    summary.skipped_files = len(jobs) - len(todo)
+    for failed in summary.failed:
+        print(f"usi-engine relabel: {failed.name}: {failed.error}", file=sys.stderr)
+    print(summary.line())
+    return 1 if summary.failed else 0
+
+
+def relabel_all(teacher: Teacher, todo: list[tuple[Path, Path]], config: Config,
+                workers: int) -> Summary:
+    """Relabel the (input, output) pairs: in this process with `teacher` (already
+    started) for one worker, else on a pool of `workers` processes with a teacher each."""
+    from usi_engine.core.packed import PSV_DTYPE
+    summary = Summary()
+    start = time.perf_counter()
+    total = 0
+    for src, _ in todo:
+        count = src.stat().st_size // PSV_DTYPE.itemsize
+        total += count if config.limit is None else min(count, config.limit)
+    counter = multiprocessing.Value("q", 0)
+
+    def add(result: FileResult) -> None:
+        if result.error is not None:
+            summary.failed.append(result)
+            return
+        summary.records += result.records
+        summary.relabelled += result.relabelled
+        summary.dropped += result.dropped
+
+    workers = max(1, min(workers, len(todo)))
+    if workers == 1:
+        shown = [0.0]
+
+        def tick() -> None:
+            counter.value += 1
+            now = time.perf_counter()
+            if now - shown[0] > 0.5:
+                shown[0] = now
+                _progress(counter.value, total, start)
+        for src, dst in todo:
+            add(relabel_file(teacher, src, dst, config, tick))
+    else:
+        teacher.close()                      # each worker starts its own
+        pool = multiprocessing.Pool(workers, initializer=_init_worker,
+                                    initargs=(config, counter))
+        try:
+            results = pool.imap_unordered(_run_file, [(str(s), str(d)) for s, d in todo])
+            remaining = len(todo)
+            while remaining:
+                try:
+                    add(results.next(timeout=1.0))
+                except multiprocessing.TimeoutError:
+                    _progress(counter.value, total, start)
+                    continue
+                remaining -= 1
+                _progress(counter.value, total, start)
+            pool.close()
+        except BaseException:
+            pool.terminate()
+            raise
+        finally:
+            pool.join()
+    if sys.stderr.isatty():
+        print("\r\033[K", end="", file=sys.stderr, flush=True)
+    summary.seconds = time.perf_counter() - start
+    return summary

@@ -1,0 +1,612 @@
+"""Time management: from the tokens of a ``go`` line to soft and hard deadlines.
+
+Everything here is a pure function of its arguments (no clock is read), so the
+protocol loop decides *when* the clock started and the tests can drive every time
+control exactly.
+
+* :func:`parse_go` turns the tokens after ``go`` into :class:`GoParams`, tolerantly.
+* :func:`plan` turns :class:`GoParams` plus the side to move, the game ply and the
+  options into a :class:`TimePlan`:
+
+  - ``soft_ms``: after this many ms the search stops *between* iterations;
+  - ``hard_ms``: never pass this; the search polls it inside the tree.
+
+Both are measured from the moment the engine's clock started: when the ``go`` line
+was read, or, for ``go ponder``, when ``ponderhit`` was read (see :func:`plan`).
+
+Example::
+
+    >>> params, warnings = parse_go("btime 0 wtime 0 byoyomi 10000".split())
+    >>> plan(params, side_to_move_is_black=True, ply=1, options={})
+    TimePlan(soft_ms=9880, hard_ms=9880, depth=None, nodes=None, infinite=False, ponder=False)
+
+The formulas (all times in ms; ``T`` main time of the side to move, ``I`` its
+increment, ``B`` byoyomi, ``D`` NetworkDelay, ``D2`` NetworkDelay2, ``M``
+MinimumThinkingTime, ``S`` SlowMover, ``R`` = :func:`moves_to_go`, ``W`` the
+worst-case number of moves still to play: R, or the moves left before
+MaxMovesToDraw when that is set and there is no ``movestogo``)::
+
+    ceiling(A)  = A - D                  latest deadline for A ms on the clock,
+                                         (A - 1 if D = 0); if that is <= 0:
+                                         max(1, A/4), as the delay margin is
+                                         unattainable, think briefly anyway
+    byo(B)      = min(max(B - D2, 0.6 B), ceiling(B))
+    gross       = T + 0.8 I (R - 1)
+    reserve     = min(L R + max(0, L - 0.8 I) (W - R), cap)          if B == 0
+                = 0                                                   if B > 0
+                  L: the measured loss per move (ClockLoss), cap = gross - 2 W;
+                  before any is measured L = D and cap = 0.5 gross
+    pool        = gross - reserve
+    share       = pool / R               main time for this move
+    soft        = share * S/100 + byo(B)
+                  raised to M if B > 0 or M W <= pool ("when there is time"),
+                  then lowered to hard
+    hard        = min(5 share, max(T/2, share)) + byo(B)
+                  <= T + byo(B) and <= ceiling(T + B)   (with byoyomi)
+                  <= ceiling(T)                         (without)
+    movetime X, go mate X:  soft = hard = ceiling(X)
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Union
+
+__all__ = [
+    "GoParams",
+    "TimePlan",
+    "parse_go",
+    "plan",
+    "moves_to_go",
+    "deadline_ceiling",
+    "byoyomi_budget",
+    "TIME_OPTION_DEFAULTS",
+    "EXPECTED_GAME_PLIES",
+    "MIN_REMAINING_PLIES",
+    "INC_WEIGHT",
+    "MAX_SHARE_RATIO",
+    "MAX_MAIN_FRACTION",
+    "MIN_THINK_PER_MOVE_MS",
+    "BYOYOMI_MIN_FRACTION",
+    "FALLBACK_FRACTION",
+    "UNMEASURED_RESERVE_FRACTION",
+    "CLOCK_LOSS_WINDOW",
+    "ClockLoss",
+]
+
+# --- tuning constants (documented in the module docstring) --------------------------
+
+#: Typical length of a shogi game in plies (games last ~120-160).
+EXPECTED_GAME_PLIES = 150
+#: However long the game already is, plan as if at least this many plies remain:
+#: a long game may go on, and sudden-death time must never be spent as if it ended.
+MIN_REMAINING_PLIES = 40
+#: Weight of future increments in the time pool; below 1 because the game may end
+#: before they are all received and the increment is only credited after a move.
+INC_WEIGHT = 0.8
+#: The hard deadline allows at most this multiple of the move's main-time share, so
+#: an unstable search may think longer, but one move cannot eat the game's time.
+MAX_SHARE_RATIO = 5.0
+#: ... nor more than this fraction of the main time (unless the share itself is
+#: larger, which happens only on the last move before a time control / the draw).
+MAX_MAIN_FRACTION = 0.5
+#: Without byoyomi, the loss per move measured by :class:`ClockLoss` is held back for
+#: each move that may still come (see ``pool`` in the module docstring), but every
+#: one of those moves keeps at least this much to think. Chosen by simulating
+#: sudden-death games to the 256-ply limit (5 s to 300 s, 2 to 120 ms lost a move):
+#: a cap of 90% of the clock flagged 10 s games losing 60 ms a move, this did not.
+MIN_THINK_PER_MOVE_MS = 2
+#: Before any loss is measured, NetworkDelay stands in for it, but as a guess it may
+#: hold back at most this fraction of the clock: where it would take more, the game
+#: could not be finished at that delay anyway, so the guess is doubtful (5 s of
+#: sudden death: 33 ms a move, not the 6 ms that NetworkDelay 120 would leave).
+UNMEASURED_RESERVE_FRACTION = 0.5
+#: How many of the latest measured losses per move :class:`ClockLoss` remembers; the
+#: largest of them is held back for each future move.
+CLOCK_LOSS_WINDOW = 8
+#: Under byoyomi, NetworkDelay2 may not cut the think below this fraction of the
+#: byoyomi: with a 1-3 s byoyomi a fixed 1120 ms margin would leave almost nothing.
+BYOYOMI_MIN_FRACTION = 0.6
+#: When NetworkDelay swallows the whole budget (e.g. byoyomi 100, delay 120) the
+#: margin cannot be honoured; think for this fraction of the budget instead.
+FALLBACK_FRACTION = 0.25
+
+#: The options :func:`plan` reads, with the values used when the mapping lacks them
+#: (the same defaults as ``usi_engine.usi.options.DEFAULT_OPTIONS``).
+TIME_OPTION_DEFAULTS: dict[str, int] = {
+    "NetworkDelay": 120,
+    "NetworkDelay2": 120,
+    "MinimumThinkingTime": 100,
+    "SlowMover": 100,
+    "MaxMovesToDraw": 0,
+    "DepthLimit": 0,
+    "NodesLimit": 0,
+}
+
+# --- go parsing ----------------------------------------------------------------------
+
+# Fields holding a time in ms: a negative value counts as 0 (a GUI may send a
+# negative clock once it has run out, and the conformance sheet says so).
+_TIME_FIELDS = ("btime", "wtime", "binc", "winc", "byoyomi", "movetime")
+# Fields holding a count: must be positive to mean anything.
+_COUNT_FIELDS = ("movestogo", "depth", "nodes")
+_FLAGS = ("infinite", "ponder")
+_KEYWORDS = frozenset(_TIME_FIELDS + _COUNT_FIELDS + _FLAGS + ("mate", "searchmoves"))
+_INT_RE = re.compile(r"[+-]?[0-9]+")
+#: The largest value the core takes for each field (C ints and int64 nanosecond
+#: deadlines); a larger one is clamped to it, with a warning, and still searched.
+#: 2^31-1 ms is 24 days, more than any clock.
+MAX_FIELD_VALUE = 2**31 - 1
+
+MateLimit = Union[int, Literal["infinite"], None]
+
+
+@dataclass
+class GoParams:
+    """What a ``go`` line can carry. ``None`` means "not given".
+
+    ``btime``/``binc`` are sente's (black's), ``wtime``/``winc`` gote's (white's);
+    ``mate`` is ``None`` (not a mate search), a time in ms, or ``"infinite"``.
+
+    Example::
+
+        >>> GoParams(btime=1000, wtime=2000).clock(black=False)
+        2000
+    """
+
+    btime: int | None = None
+    wtime: int | None = None
+    binc: int | None = None
+    winc: int | None = None
+    byoyomi: int | None = None
+    movestogo: int | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    movetime: int | None = None
+    infinite: bool = False
+    ponder: bool = False
+    mate: MateLimit = None
+    searchmoves: list[str] = field(default_factory=list)
+
+    def clock(self, black: bool) -> int | None:
+        """Main time left for the given side (``btime`` for black, ``wtime`` for white)."""
+        return self.btime if black else self.wtime
+
+    def increment(self, black: bool) -> int | None:
+        """Fischer increment for the given side (``binc`` for black, ``winc`` for white)."""
+        return self.binc if black else self.winc
+
+    def has_clock(self) -> bool:
+        """True when any clock field (times, increments, byoyomi) was given."""
+        return any(
+            v is not None for v in (self.btime, self.wtime, self.binc, self.winc, self.byoyomi)
+        )
+
+
+def parse_go(tokens: list[str]) -> tuple[GoParams, list[str]]:
+    """Parse the tokens after ``go``; never raises.
+
+    Returns the parameters and a list of warnings (for ``info string``). Unknown
+    tokens are skipped; a keyword missing its number or given a non-integer is
+    reported and left unset; negative times count as 0; a non-positive
+    ``movestogo``/``depth``/``nodes`` is reported and ignored. ``searchmoves`` takes
+    the following tokens up to the next keyword. ``mate`` takes ``infinite`` or a
+    number of ms; alone (or followed by a keyword) it means infinite. Keywords are
+    matched case-insensitively; a repeated keyword keeps its last value.
+
+    Example::
+
+        >>> params, warnings = parse_go("searchmoves 7g7f 2g2f btime -5 foo".split())
+        >>> params.searchmoves, params.btime, warnings
+        (['7g7f', '2g2f'], 0, ["go: unknown token 'foo' ignored"])
+    """
+    params = GoParams()
+    warnings: list[str] = []
+    n = len(tokens)
+    i = 0
+    while i < n:
+        token = tokens[i]
+        key = token.lower()
+        i += 1
+        if key in _FLAGS:
+            setattr(params, key, True)
+        elif key in _TIME_FIELDS or key in _COUNT_FIELDS:
+            # Do not swallow a following keyword as the missing number: in
+            # "btime wtime 100" the wtime must still be read.
+            if i >= n or tokens[i].lower() in _KEYWORDS:
+                warnings.append(f"go: {key} needs a value")
+                continue
+            text = tokens[i]
+            i += 1
+            if not _INT_RE.fullmatch(text):
+                warnings.append(f"go: {key} needs an integer, got {_short(text)!r}")
+                continue
+            value = _saturating_int(text)
+            if key in _TIME_FIELDS:
+                value = max(0, value)
+            elif value <= 0:
+                warnings.append(f"go: {key} must be positive, got {_short(text)}; ignored")
+                continue
+            if value > MAX_FIELD_VALUE:
+                warnings.append(f"go: {key} {_short(text)} is more than the engine takes; "
+                                f"using {MAX_FIELD_VALUE}")
+                value = MAX_FIELD_VALUE
+            setattr(params, key, value)
+        elif key == "mate":
+            following = tokens[i] if i < n else None
+            if following is None or following.lower() in _KEYWORDS - {"infinite"}:
+                params.mate = "infinite"
+            elif following.lower() == "infinite":
+                params.mate = "infinite"
+                i += 1
+            elif _INT_RE.fullmatch(following):
+                params.mate = max(0, _saturating_int(following))
+                if params.mate > MAX_FIELD_VALUE:
+                    warnings.append(f"go: mate {_short(following)} is more than the engine "
+                                    f"takes; using {MAX_FIELD_VALUE}")
+                    params.mate = MAX_FIELD_VALUE
+                i += 1
+            else:
+                warnings.append(
+                    f"go: mate needs ms or 'infinite', got {_short(following)!r}; "
+                    "searching without limit"
+                )
+                params.mate = "infinite"
+                i += 1
+        elif key == "searchmoves":
+            moves: list[str] = []
+            while i < n and tokens[i].lower() not in _KEYWORDS:
+                moves.append(tokens[i])
+                i += 1
+            if not moves:
+                warnings.append("go: searchmoves has no moves; ignored")
+            params.searchmoves = moves
+        else:
+            warnings.append(f"go: unknown token {_short(token)!r} ignored")
+    return params, warnings
+
+
+def _saturating_int(text: str) -> int:
+    """int(text) for an _INT_RE match, with hundreds of digits read as a number just
+    out of range (int() refuses strings over 4300 digits)."""
+    if len(text.lstrip("+-")) > 30:
+        return -(10**31) if text.startswith("-") else 10**31
+    return int(text)
+
+
+def _short(text: str, limit: int = 40) -> str:
+    """text, cut to `limit` characters with its length noted: input is echoed in
+    warnings, and a 100 kB token must not come back whole."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
+# --- planning --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TimePlan:
+    """Limits for one search. Times are ms from the start of the engine's clock.
+
+    ``soft_ms``: stop between iterations once this has elapsed (``None``: no limit).
+    ``hard_ms``: abort the search at this point (``None``: no limit);
+    ``soft_ms <= hard_ms`` whenever both are set.
+    ``depth``/``nodes``: search limits (``None``: none).
+    ``infinite``: do not send ``bestmove`` before ``stop`` even if the search ends.
+    ``ponder``: the deadlines apply from ``ponderhit``; until then search without
+    time limit and send no ``bestmove`` before ``ponderhit`` or ``stop``.
+
+    Example::
+
+        >>> TimePlan(soft_ms=None, hard_ms=None, depth=5).depth
+        5
+    """
+
+    soft_ms: int | None
+    hard_ms: int | None
+    depth: int | None = None
+    nodes: int | None = None
+    infinite: bool = False
+    ponder: bool = False
+
+
+def moves_to_go(ply: int, movestogo: int | None = None, max_moves_to_draw: int = 0) -> int:
+    """How many moves (of our own, this one included) the main time must last.
+
+    ``ply`` is the game ply of the move about to be played, 1 for the first move
+    (the SFEN move number). Without ``movestogo`` a game is expected to last
+    :data:`EXPECTED_GAME_PLIES` plies, but never fewer than
+    :data:`MIN_REMAINING_PLIES` are assumed to remain. With ``max_moves_to_draw``
+    (floodgate: 256) the game cannot go past that ply, which caps the count.
+
+    Example::
+
+        >>> moves_to_go(1), moves_to_go(200), moves_to_go(250, max_moves_to_draw=256)
+        (75, 20, 4)
+    """
+    if movestogo is not None and movestogo > 0:
+        moves = movestogo
+    else:
+        remaining_plies = max(EXPECTED_GAME_PLIES - ply, MIN_REMAINING_PLIES)
+        moves = (remaining_plies + 1) // 2
+    if max_moves_to_draw > 0:
+        moves = min(moves, _moves_until(ply, max_moves_to_draw))
+    return max(1, moves)
+
+
+def _moves_until(ply: int, last_ply: int) -> int:
+    """Our moves from ``ply`` up to ``last_ply`` inclusive (at least 1)."""
+    # Our moves are at ply, ply+2, ... and the last playable ply is the limit.
+    return (last_ply - ply) // 2 + 1 if ply <= last_ply else 1
+
+
+def deadline_ceiling(available: int, delay: int) -> int:
+    """The latest hard deadline for ``available`` ms on the clock.
+
+    ``available - delay``, and always strictly less than ``available`` (even with
+    delay 0: a deadline at the flag is already a loss once output latency counts).
+    If the delay leaves nothing, the margin cannot be honoured and a small fraction
+    (:data:`FALLBACK_FRACTION`) of the time is used so the engine still moves; the
+    result is at least 1 ms.
+
+    Example::
+
+        >>> deadline_ceiling(1000, 120), deadline_ceiling(100, 120)
+        (880, 25)
+    """
+    limit = available - max(delay, 1)
+    if limit > 0:
+        return limit
+    return max(1, int(available * FALLBACK_FRACTION))
+
+
+def byoyomi_budget(byoyomi: int, delay: int, delay2: int) -> int:
+    """The part of one byoyomi period that is safe to think for.
+
+    ``byoyomi - delay2`` (NetworkDelay2: transport delay plus whole-second rounding
+    by CSA servers), but at least :data:`BYOYOMI_MIN_FRACTION` of the byoyomi so
+    fast controls still think, and never past :func:`deadline_ceiling`.
+
+    Example::
+
+        >>> byoyomi_budget(10000, 120, 1120), byoyomi_budget(1000, 120, 1120)
+        (8880, 600)
+        >>> byoyomi_budget(200, 120, 1120)  # 60% would pass byoyomi - delay
+        80
+    """
+    if byoyomi <= 0:
+        return 0
+    target = max(byoyomi - delay2, math.ceil(byoyomi * BYOYOMI_MIN_FRACTION))
+    return min(target, deadline_ceiling(byoyomi, delay))
+
+
+def _lookup(options: Any, name: str) -> Any:
+    """``options[name]`` with a case-insensitive fallback over ``items()``."""
+    try:
+        return options[name]
+    except (KeyError, TypeError, IndexError):
+        pass
+    items = getattr(options, "items", None)
+    if callable(items):
+        wanted = name.lower()
+        for key, value in items():
+            if isinstance(key, str) and key.lower() == wanted:
+                return value
+    return None
+
+
+def _read_options(options: Mapping[str, Any] | Any | None) -> dict[str, int]:
+    """The time options as ints, defaults filling what is missing or unreadable."""
+    values = dict(TIME_OPTION_DEFAULTS)
+    if options is None:
+        return values
+    for name, default in TIME_OPTION_DEFAULTS.items():
+        raw = _lookup(options, name)
+        try:
+            value = int(raw) if raw is not None else default
+        except (TypeError, ValueError):
+            value = default
+        values[name] = max(0, value)
+    values["SlowMover"] = max(1, values["SlowMover"])
+    return values
+
+
+def _min_limit(a: int | None, b: int) -> int | None:
+    """Combine a ``go`` limit with an option limit where 0 means none."""
+    if b <= 0:
+        return a
+    return b if a is None else min(a, b)
+
+
+@dataclass
+class _Move:
+    """One of our moves under a clock, as far as :class:`ClockLoss` follows it."""
+
+    black: bool
+    ply: int
+    clock: int
+    increment: int
+    think_ms: float | None = None
+
+
+class ClockLoss:
+    """How much main time each of our moves really costs beyond the thinking itself.
+
+    The GUI (or server) takes off our clock the time from sending ``go`` to reading
+    ``bestmove``, rounded its own way; the engine knows only the time from reading
+    ``go`` to writing ``bestmove``. The difference (transport, the GUI's latency,
+    rounding to whole seconds) shows in the next ``go``'s clock::
+
+        loss = clock before + increment - clock after - our think time
+
+    Sudden-death and Fischer plans hold the largest recent loss back for every
+    move still to play, instead of the NetworkDelay guess: on a local GUI a few ms,
+    on a server that rounds to seconds up to a second. Only consecutive moves of
+    one game count (same side, two plies on, no byoyomi); ``forget`` at
+    ``usinewgame``. The caller supplies the times, so this reads no clock.
+
+    Example::
+
+        >>> loss = ClockLoss()
+        >>> params, _ = parse_go("btime 60000 wtime 60000".split())
+        >>> loss.before_go(params, black=True, ply=1) is None
+        True
+        >>> loss.after_bestmove(think_ms=500.0)
+        >>> params, _ = parse_go("btime 59480 wtime 58000".split())
+        >>> loss.before_go(params, black=True, ply=3)
+        20
+    """
+
+    def __init__(self) -> None:
+        self._last: _Move | None = None
+        self._losses: list[int] = []
+
+    def forget(self) -> None:
+        """A new game: nothing measured so far applies (another GUI, another server)."""
+        self._last = None
+        self._losses.clear()
+
+    def before_go(self, params: GoParams, black: bool, ply: int) -> int | None:
+        """Note a ``go`` for the side to move; returns the loss per move to plan with
+        (the largest of the last :data:`CLOCK_LOSS_WINDOW` measured), or ``None``."""
+        clock = params.clock(black)
+        timed = clock is not None and not params.byoyomi and params.movetime is None
+        last = self._last
+        if (timed and last is not None and last.think_ms is not None
+                and last.black == black and last.ply + 2 == ply):
+            loss = last.clock + last.increment - clock - last.think_ms  # type: ignore[operator]
+            self._losses = (self._losses + [max(0, math.ceil(loss))])[-CLOCK_LOSS_WINDOW:]
+        self._last = (_Move(black, ply, clock, params.increment(black) or 0)  # type: ignore[arg-type]
+                      if timed else None)
+        return max(self._losses) if self._losses else None
+
+    def after_bestmove(self, think_ms: float | None) -> None:
+        """The ``bestmove`` of the last ``go`` was written ``think_ms`` after our clock
+        started (``None``: it did not count, e.g. a ponder search that was stopped)."""
+        if self._last is not None:
+            self._last.think_ms = think_ms
+
+
+def plan(
+    params: GoParams,
+    side_to_move_is_black: bool,
+    ply: int,
+    options: Mapping[str, Any] | Any | None = None,
+    measured_loss: int | None = None,
+) -> TimePlan:
+    """Turn ``go`` parameters into deadlines for the side to move.
+
+    ``measured_loss``: the main time each move has really lost beyond the think
+    (:class:`ClockLoss`); it replaces NetworkDelay in the sudden-death reserve.
+
+    ``ply``: game ply of the move to play (1 = first move). ``options``: any
+    mapping with (case-insensitive) keys NetworkDelay, NetworkDelay2,
+    MinimumThinkingTime, SlowMover, MaxMovesToDraw and optionally DepthLimit,
+    NodesLimit -- an :class:`usi_engine.usi.options.Options` or a plain dict; missing
+    keys take :data:`TIME_OPTION_DEFAULTS`.
+
+    Precedence: ``infinite`` (no time limit), then ``mate`` (its ms, or none),
+    then ``movetime``, then the clocks (byoyomi / Fischer / sudden death, with
+    ``movestogo`` if given); with none of these there is no time limit (e.g.
+    ``go depth 10``). ``depth``/``nodes`` and the DepthLimit/NodesLimit options
+    apply in every case (the smaller wins).
+
+    Ponder: for ``go ponder ...`` the plan is computed from the clocks on the line
+    as if the clock started at ``ponderhit`` -- ``ponderhit`` carries no clock, so
+    the caller keeps this plan (no second call) and measures ``soft_ms``/``hard_ms``
+    from the moment it reads ``ponderhit``; before that the search is unlimited.
+
+    Guarantees: ``hard_ms >= 1``; ``soft_ms <= hard_ms``; ``hard_ms`` never passes
+    the time available (main time + byoyomi, or the movetime) minus NetworkDelay
+    when that is positive, and is always below the available time when it is at
+    least 2 ms.
+
+    Example::
+
+        >>> params, _ = parse_go("btime 1000 wtime 60000 byoyomi 0".split())
+        >>> p = plan(params, side_to_move_is_black=False, ply=2, options={})
+        >>> p.soft_ms, p.hard_ms  # gote's 60 s of sudden death, not sente's 1 s
+        (690, 3454)
+    """
+    opts = _read_options(options)
+    delay = opts["NetworkDelay"]
+    depth = _min_limit(params.depth, opts["DepthLimit"])
+    nodes = _min_limit(params.nodes, opts["NodesLimit"])
+
+    def make(soft: float | None, hard: float | None, infinite: bool = False) -> TimePlan:
+        return TimePlan(
+            soft_ms=None if soft is None else int(soft),
+            hard_ms=None if hard is None else int(hard),
+            depth=depth,
+            nodes=nodes,
+            infinite=infinite,
+            ponder=params.ponder,
+        )
+
+    if params.infinite:
+        return make(None, None, infinite=True)
+    if params.mate is not None:
+        if params.mate == "infinite":
+            return make(None, None)
+        budget = deadline_ceiling(int(params.mate), delay)
+        return make(budget, budget)
+    if params.movetime is not None:
+        # A fixed time per move: use all of it, there is nothing to save for.
+        budget = deadline_ceiling(params.movetime, delay)
+        return make(budget, budget)
+    if not params.has_clock():
+        return make(None, None)
+
+    black = side_to_move_is_black
+    # A missing clock for our side counts as empty: moving fast beats flagging.
+    main = params.clock(black) or 0
+    inc = params.increment(black) or 0
+    byoyomi = params.byoyomi or 0
+
+    moves = moves_to_go(ply, params.movestogo, opts["MaxMovesToDraw"])
+    # The reserve must cover the moves that may still come, not just the expected
+    # ones: when the draw limit bounds the game, plan the reserve for all of them.
+    worst = moves
+    if params.movestogo is None and opts["MaxMovesToDraw"] > 0:
+        worst = max(moves, _moves_until(ply, opts["MaxMovesToDraw"]))
+    gross = main + INC_WEIGHT * inc * (moves - 1)
+    # Without byoyomi every future move also loses main time beyond the think
+    # (transport, rounding): the measured loss, else NetworkDelay, is held back per
+    # move: this reserve is what keeps sudden death from flagging. Moves beyond the
+    # expected R also bring their increment, so they need only the part of the loss
+    # it does not cover. The reserve is capped so that a short clock still thinks
+    # (see MIN_THINK_PER_MOVE_MS and UNMEASURED_RESERVE_FRACTION). With byoyomi the
+    # byoyomi absorbs the transport time instead.
+    reserve = 0.0
+    if byoyomi == 0:
+        per_move = delay if measured_loss is None else measured_loss
+        cap = (UNMEASURED_RESERVE_FRACTION * gross if measured_loss is None
+               else max(0.0, gross - MIN_THINK_PER_MOVE_MS * worst))
+        uncovered = max(0.0, per_move - INC_WEIGHT * inc)
+        reserve = min(per_move * moves + uncovered * (worst - moves), cap)
+    pool = max(0.0, gross - reserve)
+    share = pool / moves
+    byo = byoyomi_budget(byoyomi, delay, opts["NetworkDelay2"])
+
+    hard = min(MAX_SHARE_RATIO * share, max(MAX_MAIN_FRACTION * main, share)) + byo
+    if byoyomi > 0:
+        # Main time runs out first, then the byoyomi: keep the NetworkDelay2 margin
+        # on the byoyomi part even when the main time is almost gone.
+        ceiling = min(main + byo, deadline_ceiling(main + byoyomi, delay))
+    else:
+        # The increment is credited after the move, so only the main time counts.
+        ceiling = deadline_ceiling(main, delay)
+    hard = max(1, min(int(hard), ceiling))
+
+    # SlowMover scales only the main-time share: unused byoyomi is lost anyway.
+    soft = share * opts["SlowMover"] / 100 + byo
+    minimum = opts["MinimumThinkingTime"]
+    # The floor applies only "when there is time": always under byoyomi (it comes
+    # back every move), otherwise only if every remaining move could have it --
+    # else, in sudden death, the floor itself would run the clock down.
+    if byoyomi > 0 or minimum * worst <= pool:
+        soft = max(soft, minimum)
+    soft = min(int(soft), hard)
+    return make(soft, hard)

@@ -1,8 +1,0 @@
-# Search contexts and lazy-SMP helpers (workers.pyx); the Searcher (search.pyx) calls them.
-from usi_engine.tree cimport Context
-
-cdef void helper_search(Context* c, int index, int max_depth) noexcept nogil
-cdef Context* new_context() noexcept nogil
-cdef void free_context(Context* c) noexcept nogil
-cdef void forget_history(Context* c) noexcept nogil
-cdef int prepare_helper(Context* h, const Context* main) noexcept nogil
