@@ -1,15 +1,158 @@
-"""The ``info`` lines a search reports, and the judgements made from its final score.
+"""The ``info`` lines a search reports: formatting ours, parsing any engine's.
 
-Formatting only: the USI front end (:mod:`usi_engine.usi.loop`) decides when to print.
+* :func:`format_info` writes the lines this engine prints (the USI front end,
+  :mod:`usi_engine.usi.loop`, decides when to print);
+* :func:`parse_info` reads the line of any USI engine into a typed :class:`Info`: the
+  one parser of the package (the USI client :mod:`usi_engine.usi.client`, the CSA
+  bridge and ``relabel`` use it).
 
 Example::
 
     >>> format_info({"depth": 1, "score_cp": 5, "pv": []})
     'info depth 1 score cp 5'
+    >>> parse_info("info depth 1 score cp 5 pv 7g7f").score_cp
+    5
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
+
+__all__ = ["Info", "parse_info", "format_info", "format_mate_info", "same_line",
+           "below_resign_value", "MATE_CP"]
+
+
+@dataclass
+class Info:
+    """One ``info`` line of a USI engine, parsed (:func:`parse_info`).
+
+    Absent fields are None (``pv`` empty).  Scores are from the side to move, as USI
+    gives them: ``score_cp`` in centipawns, or ``score_mate`` in plies with a sign
+    (``+5``: the side to move mates in 5, ``-4``: it is mated in 4).  ``mate_sign`` is
+    +1 / -1 for every mate score and 0 otherwise, so that gpsusi's bare ``mate +`` /
+    ``mate -`` (a mate of unknown length: ``score_mate`` None) is still told apart.
+
+    Example::
+
+        >>> info = parse_info("info depth 9 score mate - pv 5a4b")
+        >>> (info.depth, info.score_mate, info.mate_sign, info.is_mate, info.pv)
+        (9, None, -1, True, ['5a4b'])
+    """
+    depth: int | None = None
+    seldepth: int | None = None
+    time_ms: int | None = None
+    nodes: int | None = None
+    nps: int | None = None
+    hashfull: int | None = None
+    score_cp: int | None = None
+    score_mate: int | None = None
+    mate_sign: int = 0
+    lowerbound: bool = False
+    upperbound: bool = False
+    multipv: int | None = None
+    currmove: str | None = None
+    currmovenumber: int | None = None
+    pv: list[str] = field(default_factory=list)
+    string: str | None = None
+
+    @property
+    def is_mate(self) -> bool:
+        """True for a mate score (with or without its length)."""
+        return self.mate_sign != 0
+
+    @property
+    def has_score(self) -> bool:
+        """True when a cp or mate score was read."""
+        return self.score_cp is not None or self.mate_sign != 0
+
+    @property
+    def is_bound(self) -> bool:
+        """True when the score is only a lower or an upper bound."""
+        return self.lowerbound or self.upperbound
+
+    @property
+    def mate(self) -> tuple[int | None, bool] | None:
+        """A mate score as ``(plies or None, side to move mates)``, None if no mate."""
+        if not self.mate_sign:
+            return None
+        return (None if self.score_mate is None else abs(self.score_mate), self.mate_sign > 0)
+
+
+#: Fields followed by one integer, and the attribute each fills.
+_INT_FIELDS = {"depth": "depth", "seldepth": "seldepth", "time": "time_ms", "nodes": "nodes",
+               "nps": "nps", "hashfull": "hashfull", "multipv": "multipv",
+               "currmovenumber": "currmovenumber"}
+#: Words known to take one argument that :class:`Info` does not keep.
+_SKIPPED_WITH_VALUE = {"cpuload", "tbhits", "sbhits"}
+
+
+def _int(text: str) -> int | None:
+    try:
+        return int(text)
+    except ValueError:
+        return None
+
+
+def parse_info(line: str) -> Info:
+    """The fields of a USI ``info`` line; ValueError if the line is not one.
+
+    Lenient, for any engine: unknown words are skipped, a malformed number leaves its
+    field None (never raises); ``pv`` and ``string`` take the rest of the line.
+
+    Example::
+
+        >>> info = parse_info("info depth 8 seldepth 10 time 5 nodes 900 nps 180000 "
+        ...                   "multipv 1 score cp -35 lowerbound pv 7g7f 3c3d")
+        >>> (info.depth, info.time_ms, info.score_cp, info.lowerbound, info.pv)
+        (8, 5, -35, True, ['7g7f', '3c3d'])
+        >>> parse_info("info score mate -3 upperbound").score_mate
+        -3
+    """
+    words = line.split()
+    if not words or words[0] != "info":
+        raise ValueError(f"not an info line: {line[:80]!r}")
+    info = Info()
+    i, n = 1, len(words)
+    while i < n:
+        word = words[i]
+        if word in _INT_FIELDS:
+            if i + 1 < n:
+                setattr(info, _INT_FIELDS[word], _int(words[i + 1]))
+            i += 2
+        elif word == "score":
+            kind = words[i + 1] if i + 1 < n else ""
+            value = words[i + 2] if i + 2 < n else ""
+            if kind == "cp":
+                info.score_cp = _int(value)
+            elif kind == "mate":
+                plies = _int(value)
+                if value in ("+", "-"):
+                    info.mate_sign = 1 if value == "+" else -1
+                elif plies is not None:
+                    info.score_mate = plies
+                    info.mate_sign = -1 if value.startswith("-") else 1
+            i += 3
+        elif word == "lowerbound":
+            info.lowerbound = True
+            i += 1
+        elif word == "upperbound":
+            info.upperbound = True
+            i += 1
+        elif word == "currmove":
+            info.currmove = words[i + 1] if i + 1 < n else None
+            i += 2
+        elif word == "pv":
+            info.pv = words[i + 1:]
+            break
+        elif word == "string":
+            parts = line.split(None, i + 1)     # the rest of the line as sent
+            info.string = parts[i + 1].rstrip() if len(parts) > i + 1 else ""
+            break
+        elif word in _SKIPPED_WITH_VALUE:
+            i += 2
+        else:
+            i += 1
+    return info
 
 
 def format_mate_info(info: dict[str, Any]) -> str:
