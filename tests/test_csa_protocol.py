@@ -5,7 +5,7 @@ import random
 import cshogi
 import pytest
 
-from usi_engine.csa.engine import parse_info
+from usi_engine.usi.info import parse_info
 from usi_engine.csa.protocol import (STARTPOS_SFEN, CsaBoard, SummaryError, floodgate_comment,
                                      parse_game_summary, parse_move_line)
 
@@ -227,9 +227,9 @@ def test_info_lines_give_score_and_pv_of_the_first_variation():
     assert parse_info("info depth 3 score mate 5 pv 2b3c").mate == (5, True)
     assert parse_info("info score mate -4 pv 5a4a").mate == (4, False)
     assert parse_info("info score mate + pv G*5b").mate == (None, True)
-    assert parse_info("info multipv 2 score cp 10 pv 7g7f") is None
-    assert parse_info("info string score cp 10 pv 7g7f") is None
-    assert parse_info("info depth 5 nodes 100") is None
+    assert parse_info("info multipv 2 score cp 10 pv 7g7f").multipv == 2   # the bridge skips it
+    assert not parse_info("info string score cp 10 pv 7g7f").has_score
+    assert not parse_info("info depth 5 nodes 100").has_score
     assert parse_info("info score cp 12x pv 7g7f").score_cp is None
 
 

@@ -2,7 +2,7 @@
 
 The bridge logs in, agrees to the game the server proposes, and relays moves between
 the server (CSA protocol 1.2.1, :mod:`usi_engine.csa.protocol`) and a USI engine
-child process (:mod:`usi_engine.csa.engine`): this engine by default, any USI engine
+child process (the package's USI client, :mod:`usi_engine.usi.client`): this engine by default, any USI engine
 with ``--engine``. It mirrors the server's clocks (:mod:`usi_engine.csa.clock`),
 sends floodgate's ``'* <score> <pv>`` comment with each move, ponders when asked,
 keeps the connection alive, plays ``--games N`` games reconnecting with back-off,
@@ -31,10 +31,11 @@ from typing import Any, TextIO
 
 from usi_engine.csa.config import (DEFAULT_PASSWORD_ENV, BridgeConfig, ConfigError,
                                    build_config, load_config_file)
-from usi_engine.csa.engine import UsiEngine, default_engine_command, parse_info
 from usi_engine.csa.game import BridgeLog, GameReport, GameState, write_record
 from usi_engine.csa.protocol import (RESULT_WORDS, SummaryError, floodgate_comment,
                                      parse_game_summary, parse_move_line)
+from usi_engine.usi.client import Line, UsiClient, default_engine_command
+from usi_engine.usi.info import parse_info
 
 __all__ = ["Bridge", "BridgeConfig", "GameReport", "ConfigError", "build_config",
            "load_config_file", "DEFAULT_PASSWORD_ENV", "PV_LIMIT"]
@@ -57,8 +58,9 @@ class Bridge:
         self.config = config
         self.events: "queue.Queue[tuple]" = queue.Queue()
         self.log = BridgeLog(config.log_dir, [config.password], config.echo, stream)
-        command = config.engine or default_engine_command()
-        self.engine = UsiEngine(command, self.events, self._engine_log)
+        self.engine_command: list[str] = list(config.engine or default_engine_command())
+        self.engine: UsiClient | None = None
+        self.engine_generation = 0      # grows with each (re)start: a dead engine's lines
         self.reports: list[GameReport] = []
         self.sock: socket.socket | None = None
         self.conn_id = 0
@@ -73,6 +75,14 @@ class Bridge:
     def _engine_log(self, tag: str, text: str) -> None:
         quiet = tag == "engine stderr" or text.startswith("info")
         self.log.write(tag, text, console=not quiet)
+
+    def _client_log(self, direction: str, text: str) -> None:
+        """The client's log: what is sent and stderr (lines read are logged when the
+        bridge handles them, in order with the rest)."""
+        if direction == "send":
+            self._engine_log("engine<", text)
+        elif direction == "stderr":
+            self._engine_log("engine stderr", text)
 
     def note(self, text: str) -> None:
         """A line of the bridge's own."""
@@ -92,7 +102,7 @@ class Bridge:
             self.note("interrupted")
             return 130
         finally:
-            self.engine.stop_process()
+            self._stop_engine()
             self._close()
             self.log.close()
 
@@ -120,7 +130,7 @@ class Bridge:
                     self._summary()
                     return 1
             if played < config.games:
-                if not self.engine.alive and not self._start_engine():
+                if not self._engine_alive and not self._start_engine():
                     return 1
                 if outcome not in ("played",):
                     self.note(f"reconnecting in {backoff:.1f} s")
@@ -176,34 +186,60 @@ class Bridge:
             kind = event[0]
             if kind == "interrupt":
                 raise _Interrupted()
-            if kind == "engine" and event[1] == self.engine.generation:
+            if kind == "engine" and event[1] == self.engine_generation:
                 self._engine_log("engine>", event[2])
-                self.engine.note_line(event[2])
+                if self.engine is not None:
+                    self.engine.note_line(event[2])
                 if event[2].strip() == word:
                     return True
-            elif kind == "engine_eof" and event[1] == self.engine.generation:
+            elif kind == "engine_eof" and event[1] == self.engine_generation:
                 self.note(f"the engine exited (code {event[2]}) before {word}")
                 return False
 
+    @property
+    def _engine_alive(self) -> bool:
+        return self.engine is not None and self.engine.alive
+
+    def _to_engine(self, text: str) -> bool:
+        """Send one line to the engine; False if it is gone (its end is an event)."""
+        return self.engine is not None and self.engine.try_send(text)
+
+    def _stop_engine(self) -> None:
+        """``quit`` the engine; killed if it does not exit."""
+        engine, self.engine = self.engine, None
+        if engine is not None:
+            engine.quit(timeout=3.0)
+
     def _start_engine(self) -> bool:
         """Start the engine and do the ``usi`` handshake and options."""
-        self.engine.stop_process()
+        self._stop_engine()
+        self.engine_generation += 1
+        generation = self.engine_generation
+        command = shlex.join(self.engine_command)
         try:
-            self.engine.start()
+            # a session of its own: Ctrl-C goes to the bridge, which quits it
+            engine = UsiClient(self.engine_command, log=self._client_log, new_session=True)
         except OSError as exc:
-            self.note(f"cannot start the engine {shlex.join(self.engine.command)}: {exc}")
+            self.note(f"cannot start the engine {command}: {exc}")
             return False
-        self.note(f"engine: {shlex.join(self.engine.command)}")
-        self.engine.send("usi")
+
+        def on_line(line: Line) -> None:
+            if line.text:
+                self.events.put(("engine", generation, line.text))
+
+        engine.forward(on_line, lambda code: self.events.put(("engine_eof", generation, code)))
+        self.engine = engine
+        self.note(f"engine: {command}")
+        self._to_engine("usi")
         if not self._wait_engine("usiok", self.config.engine_timeout_s):
-            self.engine.stop_process()
+            self._stop_engine()
             return False
-        self.note(f"engine is {self.engine.name}")
+        self.note(f"engine is {engine.name}")
         for name, value in self.config.options:
-            if not self.engine.has_option(name):
+            if not engine.has_option(name):
                 self.note(f"warning: the engine has no option {name}; sent anyway")
-            self.engine.send(f"setoption name {name} value {value}")
-        self.engine.send(f"setoption name USI_Ponder value {'true' if self.config.ponder else 'false'}")
+            self._to_engine(f"setoption name {name} value {value}")
+        self._to_engine(f"setoption name USI_Ponder value {'true' if self.config.ponder else 'false'}")
         return True
 
     # --- connection ---
@@ -345,9 +381,9 @@ class Bridge:
             self._server_line(event[2])
         elif kind == "server_eof" and event[1] == self.conn_id:
             self._server_closed(event[2])
-        elif kind == "engine" and event[1] == self.engine.generation:
+        elif kind == "engine" and event[1] == self.engine_generation:
             self._engine_line(event[2])
-        elif kind == "engine_eof" and event[1] == self.engine.generation:
+        elif kind == "engine_eof" and event[1] == self.engine_generation:
             self._engine_died(event[2])
 
     def _timers(self) -> None:
@@ -363,7 +399,7 @@ class Bridge:
         if game.stop_at is not None and now >= game.stop_at and not game.stop_sent:
             game.stop_sent = True
             self.note("the engine is over its time: stop")
-            self.engine.send("stop")
+            self._to_engine("stop")
         if game.resign_at is not None and now >= game.resign_at:
             game.resign_at = game.stop_at = None
             self.note("the engine sent no bestmove in time: resigning")
@@ -381,7 +417,7 @@ class Bridge:
             if self.game is not None:
                 self._send(f"REJECT {self.game.summary.game_id}")
                 self.game.report.notes.append("engine not ready: rejected")
-            self.engine.stop_process()
+            self._stop_engine()
             self.phase = "agreed"
             self.phase_deadline = time.monotonic() + 10
         elif phase == "ending":
@@ -485,15 +521,15 @@ class Bridge:
                      if summary.initial_moves else ""))
         for move in summary.initial_moves:
             game.apply(move.move, move.time, 0.0)
-        if not self.engine.alive:
+        if self.engine is None or not self.engine.alive:
             self.note("the engine is not running: rejecting the game")
             self._send(f"REJECT {summary.game_id}")
             self.phase, self.phase_deadline = "agreed", time.monotonic() + 30
             return
         if summary.max_moves and self.engine.has_option("MaxMovesToDraw") and not any(
                 name.lower() == "maxmovestodraw" for name, _ in self.config.options):
-            self.engine.send(f"setoption name MaxMovesToDraw value {summary.max_moves}")
-        self.engine.send("isready")
+            self._to_engine(f"setoption name MaxMovesToDraw value {summary.max_moves}")
+        self._to_engine("isready")
         self.phase, self.phase_deadline = "ready", time.monotonic() + self.config.engine_timeout_s
 
     def _start_game(self, game_id: str) -> None:
@@ -504,7 +540,7 @@ class Bridge:
         self.phase, self.phase_deadline = "playing", None
         game.started = True
         game.turn_t0 = time.monotonic()
-        self.engine.send("usinewgame")
+        self._to_engine("usinewgame")
         self.note(f"game started; {'our' if game.our_turn() else 'their'} move")
         if game.our_turn():
             self._start_search()
@@ -569,11 +605,11 @@ class Bridge:
             if usi == game.ponder_on:
                 self.note(f"ponder hit on {usi}")
                 game.report.ponder_hits += 1
-                self.engine.send("ponderhit")
+                self._to_engine("ponderhit")
                 game.search = "thinking"
                 self._set_deadlines()
             else:
-                self.engine.send("stop")
+                self._to_engine("stop")
                 game.search = "stopping"
                 self._set_deadlines()
         elif game.search == "done_early":
@@ -628,7 +664,8 @@ class Bridge:
             return
         if words[0] == "info" and game is not None:
             info = parse_info(line)
-            if info is not None and game.search in ("thinking", "pondering", "done_early"):
+            if info.multipv in (None, 1) and info.string is None \
+                    and game.search in ("thinking", "pondering", "done_early"):
                 if info.has_score:
                     game.last_info = info
                     if info.pv:
@@ -728,8 +765,8 @@ class Bridge:
             return
         elapsed = (time.monotonic() - game.turn_t0) * 1000
         game.infos, game.last_info = {}, None
-        self.engine.send(game.position_command())
-        self.engine.send("go " + game.clock.go_args(game.me, elapsed, game.margin_ms,
+        self._to_engine(game.position_command())
+        self._to_engine("go " + game.clock.go_args(game.me, elapsed, game.margin_ms,
                                                     game.inc_as_byoyomi))
         game.search = "thinking"
         self._set_deadlines()
@@ -743,8 +780,8 @@ class Bridge:
             return
         game.infos, game.last_info = {}, None
         game.ponder_on = usi
-        self.engine.send(game.position_command(usi))
-        self.engine.send("go ponder " + game.clock.go_args(game.me, 0.0, game.margin_ms,
+        self._to_engine(game.position_command(usi))
+        self._to_engine("go ponder " + game.clock.go_args(game.me, 0.0, game.margin_ms,
                                                            game.inc_as_byoyomi))
         game.search = "pondering"
         game.report.ponders += 1
@@ -765,7 +802,7 @@ class Bridge:
     def _stop_engine_search(self) -> None:
         game = self.game
         if game is not None and game.search in ("thinking", "pondering", "stopping"):
-            self.engine.send("stop")
+            self._to_engine("stop")
             game.search = "stopping"
         if game is not None:
             game.stop_at = game.resign_at = None
@@ -778,7 +815,7 @@ class Bridge:
         game.sent_final = True
         game.stop_at = game.resign_at = None
         if game.search in ("thinking", "pondering"):
-            self.engine.send("stop")
+            self._to_engine("stop")
             game.search = "stopping"
         self._send("%TORYO")
         game.record_moves.append("%TORYO")
@@ -791,7 +828,7 @@ class Bridge:
         assert game is not None
         self._stop_engine_search()
         result = {"WIN": "win", "LOSE": "lose"}.get(game.report.result, "draw")
-        self.engine.send(f"gameover {result}")
+        self._to_engine(f"gameover {result}")
         game.search = "idle"
         self._finish_game()
         self._send("LOGOUT")

@@ -14,8 +14,8 @@ from datetime import datetime
 from typing import Callable, TextIO
 
 from usi_engine.csa.clock import Clock
-from usi_engine.csa.engine import SearchInfo
 from usi_engine.csa.protocol import RECORD_END_CODES, STARTPOS_SFEN, GameSummary
+from usi_engine.usi.info import Info
 
 __all__ = ["GameReport", "GameState", "BridgeLog", "safe_name", "write_record"]
 
@@ -148,8 +148,8 @@ class GameState:
         self.ponder_on: str | None = None
         self.ponder_next: str | None = None
         self.early_bestmove: str | None = None
-        self.infos: dict[str, SearchInfo] = {}
-        self.last_info: SearchInfo | None = None
+        self.infos: dict[str, Info] = {}      # the last scored info line per first move
+        self.last_info: Info | None = None
         self.stop_at: float | None = None
         self.resign_at: float | None = None
         self.stop_sent = False

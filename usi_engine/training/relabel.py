@@ -27,11 +27,9 @@ such positions in a row fail the file.
 from __future__ import annotations
 
 import argparse
-import collections
 import multiprocessing
 import multiprocessing.util
 import os
-import queue
 import shlex
 import shutil
 import signal
@@ -43,7 +41,8 @@ from typing import Callable
 
 import numpy as np
 
-from usi_engine.csa.engine import SearchInfo, UsiEngine, parse_info
+from usi_engine.usi.client import UsiClient, UsiEngineExited, UsiError, UsiTimeout
+from usi_engine.usi.info import Info
 
 #: Stored scores: centipawns clamped to this, mate in N as +-(SCORE_MATE - N).
 SCORE_MATE = 32000
@@ -75,145 +74,91 @@ class Config:
     limit: int | None = None
 
 
-class TeacherError(Exception):
-    """The teacher could not be started or did not follow USI."""
+#: The teacher could not be started or did not follow USI (the client's errors).
+TeacherError = UsiError
+#: The teacher's process ended.
+TeacherDied = UsiEngineExited
+#: The teacher said nothing conclusive in time.
+TeacherTimeout = UsiTimeout
 
 
-class TeacherDied(TeacherError):
-    """The teacher's process ended."""
-
-
-class TeacherTimeout(TeacherError):
-    """The teacher said nothing conclusive in time."""
-
-
-def stored_score(info: SearchInfo, factor: float = 1.0) -> int:
+def stored_score(info: Info, factor: float = 1.0) -> int:
     """The score of an ``info`` line as stored in a record: ``cp`` times `factor`,
     rounded and clamped to +-SCORE_MATE; a mate in N as +-(SCORE_MATE - N), N = 0 when
-    the engine gives no length."""
-    if info.mate is not None:
-        plies, winning = info.mate
-        value = SCORE_MATE - min(abs(plies or 0), SCORE_MATE)
-        return value if winning else -value
+    the engine gives no length (``mate +`` / ``mate -``)."""
+    if info.is_mate:
+        return info.mate_sign * (SCORE_MATE - min(abs(info.score_mate or 0), SCORE_MATE))
     assert info.score_cp is not None
     return max(-SCORE_MATE, min(SCORE_MATE, round(info.score_cp * factor)))
 
 
 class Teacher:
-    """A USI engine asked for scores, one position at a time."""
+    """A USI engine asked for scores, one position at a time (through the package's
+    USI client, :class:`usi_engine.usi.client.UsiClient`); its failures are the
+    client's exceptions, named TeacherDied / TeacherTimeout / TeacherError here."""
 
     def __init__(self, config: Config) -> None:
         self.config = config
-        self.events: "queue.Queue[tuple]" = queue.Queue()
-        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=3)
-        self.engine = UsiEngine(list(config.command), self.events, self._log)
-
-    def _log(self, direction: str, text: str) -> None:
-        if direction == "engine stderr":
-            self.stderr_tail.append(text)
+        self.engine: UsiClient | None = None
 
     @property
     def alive(self) -> bool:
         """True while the engine process runs."""
-        return self.engine.alive
+        return self.engine is not None and self.engine.alive
 
-    def _describe(self) -> str:
-        tail = " | ".join(self.stderr_tail)
-        return f" (its last stderr: {tail[-300:]})" if tail else ""
-
-    def _next_line(self, deadline: float) -> str | None:
-        """The engine's next stdout line, None at the deadline; TeacherDied at its end."""
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return None
-            try:
-                kind, generation, payload = self.events.get(timeout=left)
-            except queue.Empty:
-                return None
-            if generation != self.engine.generation:
-                continue                    # a line of a process killed before
-            if kind == "engine_eof":
-                raise TeacherDied(f"the teacher exited (code {payload}){self._describe()}")
-            return payload
-
-    def _wait_for(self, word: str, timeout_s: float) -> None:
-        deadline = time.monotonic() + timeout_s
-        while True:
-            line = self._next_line(deadline)
-            if line is None:
-                raise TeacherTimeout(f"the teacher did not answer {word} within "
-                                     f"{timeout_s:g} s{self._describe()}")
-            if line.split()[0] == word:
-                return
-            self.engine.note_line(line)
+    def _engine(self) -> UsiClient:
+        if self.engine is None:
+            raise TeacherDied("the teacher is not running")
+        return self.engine
 
     def start(self) -> None:
         """Start the engine and do the handshake (usi, the options, isready).
         TeacherError when it cannot be run, dies, stays silent or lacks an option."""
         self.kill()
-        self.stderr_tail.clear()
         try:
-            self.engine.start()
+            # a session of its own: Ctrl-C reaches only us, and we quit it
+            engine = self.engine = UsiClient(self.config.command, name="the teacher",
+                                             new_session=True, stderr_keep=3)
         except OSError as exc:
             raise TeacherError(f"cannot run {shlex.join(self.config.command)}: {exc}") from None
         startup = max(self.config.timeout_s, STARTUP_TIMEOUT_S)
-        self._send("usi")
-        self._wait_for("usiok", startup)
+        engine.usi(startup)
         for name, value in self.config.options:
-            if not name.startswith("USI_") and not self.engine.has_option(name):
-                known = ", ".join(sorted(self.engine.options)) or "none"
+            if not name.startswith("USI_") and not engine.has_option(name):
+                known = ", ".join(sorted(engine.options)) or "none"
                 raise TeacherError(f"--option {name}: the teacher has no such option "
                                    f"(it has: {known})")
-            self._send(f"setoption name {name} value {value}")
-        self._send("isready")
-        self._wait_for("readyok", startup)
-
-    def _send(self, line: str) -> None:
-        if not self.engine.send(line):
-            raise TeacherDied(f"the teacher exited{self._describe()}")
+            engine.setoption(name, value)
+        engine.isready(startup)
 
     def new_game(self) -> None:
         """``usinewgame``: a new file's positions are unrelated to the last ones."""
-        self._send("usinewgame")
+        self._engine().usinewgame()
 
     def score(self, sfen: str) -> int | None:
         """The teacher's stored score of the position, or None when it gave none.
         TeacherDied if it exits; TeacherTimeout if it answers neither the go line within
         the timeout nor ``stop`` within STOP_GRACE_S (the engine is then in an unknown
         state: kill it)."""
-        self._send(f"position sfen {sfen}")
-        self._send(self.config.go)
-        best: SearchInfo | None = None
-        deadline = time.monotonic() + self.config.timeout_s
-        stopped = False
-        while True:
-            line = self._next_line(deadline)
-            if line is None:
-                if stopped:
-                    raise TeacherTimeout(
-                        f"the teacher answered nothing within {self.config.timeout_s:g} s "
-                        f"nor after stop{self._describe()}")
-                self._send("stop")
-                stopped = True
-                deadline = time.monotonic() + min(STOP_GRACE_S, self.config.timeout_s)
-                continue
-            if line.startswith("bestmove"):
-                return stored_score(best, self.config.score_factor) if best else None
-            info = parse_info(line)
-            if info is not None and info.has_score:
-                best = info
+        engine = self._engine()
+        engine.position(sfen)
+        result = engine.go(self.config.go, timeout=self.config.timeout_s,
+                           stop_grace=min(STOP_GRACE_S, self.config.timeout_s))
+        best = result.score
+        return stored_score(best, self.config.score_factor) if best is not None else None
 
     def kill(self) -> None:
         """End the engine at once (no-op when none runs)."""
-        process = self.engine.process
-        if process is not None and process.poll() is None:
-            process.kill()
-        self.engine.stop_process(timeout_s=1.0)
+        engine, self.engine = self.engine, None
+        if engine is not None:
+            engine.kill()
+            engine.quit(timeout=1.0)
 
     def close(self) -> None:
         """``quit`` the engine (killed if it does not exit)."""
-        self.engine.stop_process(timeout_s=3.0)
+        engine, self.engine = self.engine, None
+        if engine is not None:
+            engine.quit(timeout=3.0)
 
 
 # ---- one file ---------------------------------------------------------------------------------

@@ -37,6 +37,7 @@ import os
 import queue
 import shlex
 import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -45,7 +46,7 @@ from typing import IO, Any, Callable, Iterable, Mapping, Sequence, Union
 from usi_engine.usi.info import Info, parse_info
 
 __all__ = ["UsiClient", "Line", "GoResult", "UsiOption", "UsiError", "UsiTimeout",
-           "UsiEngineExited", "split_command", "Info", "parse_info"]
+           "UsiEngineExited", "split_command", "default_engine_command", "Info", "parse_info"]
 
 #: A wait's target: the line's first words (``"bestmove"`` matches ``bestmove 7g7f``,
 #: not ``bestmoves``), or a test of the whole line.
@@ -178,6 +179,11 @@ def split_command(command: str | Sequence[str]) -> list[str]:
     return parts
 
 
+def default_engine_command() -> list[str]:
+    """This engine, run by the current interpreter: ``[python, -m, usi_engine]``."""
+    return [sys.executable, "-m", "usi_engine"]
+
+
 def _default_name(argv: list[str]) -> str:
     """A short name for messages until the engine says its ``id name``."""
     if not argv:
@@ -205,7 +211,7 @@ class UsiClient:
 
     ``command`` is a list, or a string (see :func:`split_command`); ``cwd`` and ``env``
     go to :class:`subprocess.Popen`.  ``name`` names the engine in error messages until
-    its ``id name`` is read (default: the program's file name).  ``log(direction, text)``
+    its ``id name`` is read (default: the program's file name; a ``name`` given is kept).  ``log(direction, text)``
     is called for every line: ``"send"``, ``"recv"`` (from the reader thread, as it
     arrives) and ``"stderr"``.  With ``record`` every line read is also kept in
     :attr:`lines`.  ``new_session`` starts the engine in a session of its own (Ctrl-C
@@ -231,6 +237,7 @@ class UsiClient:
         self.cwd = cwd
         self.env = dict(env) if env is not None else None
         self.name: str = name or _default_name(self.argv)
+        self._named = name is not None
         self.id_name: str | None = None
         self.id_author: str | None = None
         self.options: dict[str, UsiOption] = {}
@@ -384,8 +391,10 @@ class UsiClient:
                 self.proc.stdin.write(data)
                 self.proc.stdin.flush()
         except (OSError, ValueError) as exc:
-            raise UsiEngineExited(f"{self.name}: cannot write to the engine ({exc}); it has "
-                                  f"exited{self._exit_detail()}", self.returncode) from None
+            code = self.returncode
+            raise UsiEngineExited(f"{self.name} exited{f' (exit code {code})' if code is not None else ''}"
+                                  f": cannot write to it ({exc}){self._stderr_detail()}",
+                                  code) from None
         return at
 
     def try_send(self, *lines: str) -> bool:
@@ -398,11 +407,9 @@ class UsiClient:
 
     # --- reading ---------------------------------------------------------------------------
 
-    def _exit_detail(self) -> str:
-        code = self.returncode
-        detail = f" (exit code {code})" if code is not None else ""
+    def _stderr_detail(self) -> str:
         tail = " | ".join(t for t in self.stderr_tail if t)
-        return detail + (f"; its last stderr: {tail[-300:]}" if tail else "")
+        return f"; its last stderr: {tail[-300:]}" if tail else ""
 
     def _exited(self, waiting_for: str) -> UsiEngineExited:
         if self.proc is not None and self.proc.poll() is None:
@@ -410,8 +417,10 @@ class UsiClient:
                 self.proc.wait(timeout=1.0)
             except subprocess.TimeoutExpired:
                 pass
-        return UsiEngineExited(f"{self.name}: the engine exited{self._exit_detail()} "
-                               f"while waiting for {waiting_for}", self.returncode)
+        code = self.returncode
+        tail = self._stderr_detail()
+        return UsiEngineExited(f"{self.name} exited{f' (exit code {code})' if code is not None else ''}"
+                               f" while waiting for {waiting_for}{tail}", code)
 
     def read_line(self, timeout: float | None = 10.0, waiting_for: str = "output") -> Line:
         """The next line; UsiTimeout after ``timeout`` s (None: wait for ever),
@@ -472,7 +481,7 @@ class UsiClient:
 
     def usi(self, timeout: float | None = 30.0) -> list[Line]:
         """``usi`` .. ``usiok``: reads ``id name``/``id author`` (:attr:`id_name`,
-        :attr:`id_author`; the name also becomes :attr:`name`) and the options
+        :attr:`id_author`; the name also becomes :attr:`name` unless one was given) and the options
         (:attr:`options`); returns the lines of the reply."""
         self.send("usi")
         lines = self.read_until("usiok", timeout)
@@ -487,7 +496,9 @@ class UsiClient:
         if len(words) >= 3 and words[0] == "id" and words[1] in ("name", "author"):
             value = text.split(None, 2)[2].strip()
             if words[1] == "name":
-                self.id_name = self.name = value
+                self.id_name = value
+                if not self._named:
+                    self.name = value
             else:
                 self.id_author = value
             return
