@@ -1,4 +1,4 @@
-"""bench/ab_match.py freezes this build or a past commit's for A/B matches."""
+"""python -m bench.strength.ab_match freezes this build or a past commit's for A/B matches."""
 import subprocess
 import sys
 
@@ -6,11 +6,8 @@ import pytest
 
 from conftest import ROOT
 
-SCRIPT = ROOT / "bench" / "ab_match.py"
-
-
 def ab_match(*args, timeout=60):
-    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "bench.strength.ab_match", *args], capture_output=True,
                           text=True, timeout=timeout, cwd=ROOT)
 
 

@@ -1,17 +1,13 @@
 """The diagnostic suites in bench/: their positions are legal and their scoring rules hold."""
 import json
-import sys
 
 import pytest
 
-from conftest import ROOT
+from bench.lib.paths import BLUNDERS
+from bench.strength import refutation_suite
+from usi_engine.core.position import Position, usi_to_move
 
-sys.path.insert(0, str(ROOT / "bench"))
-
-import refutation_suite  # noqa: E402
-from usi_engine.core.position import Position, usi_to_move  # noqa: E402
-
-REFUTATIONS = json.loads((ROOT / "bench" / "blunders" / "refutations.json").read_text())
+REFUTATIONS = json.loads((BLUNDERS / "refutations.json").read_text())
 
 
 def test_a_refutation_is_seen_from_the_first_iteration_that_stays_above_the_threshold():

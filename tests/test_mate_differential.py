@@ -18,11 +18,7 @@ import pytest
 
 import cshogi  # noqa: F401  (in the test extra: a missing cshogi fails, never skips)
 
-import sys  # noqa: E402
-from pathlib import Path  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-from peers import replay_mate_with_cshogi  # noqa: E402
+from bench.lib.records import replay_mate_with_cshogi  # noqa: E402
 from differential_corpus import corpus, walk  # noqa: E402
 from usi_engine import Position, move_to_usi  # noqa: E402
 from usi_engine.mate.solver import MateSolver  # noqa: E402

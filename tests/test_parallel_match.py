@@ -1,16 +1,15 @@
-"""bench/parallel_match.py plays many games at once under cshogi's rules, records each
-with its per-move figures, resumes, and scores engine A."""
+"""The match core (bench/lib/match.py, run by python -m bench.strength.match) plays many
+games at once under cshogi's rules, records each with its per-move figures, resumes,
+and scores engine A."""
 import json
 import sys
 import textwrap
 
 import pytest
 
-from conftest import ROOT
-
 pytest.importorskip("cshogi")
-sys.path.insert(0, str(ROOT / "bench"))
-import parallel_match  # noqa: E402
+from bench.lib import match as core  # noqa: E402
+from bench.strength import match  # noqa: E402
 
 FAKE = textwrap.dedent('''
     import sys, cshogi
@@ -55,7 +54,7 @@ def fake(tmp_path):
 
 def play(tmp_path, a, b, *extra):
     out = tmp_path / "games.jsonl"
-    parallel_match.main(["--a", a, "--b", b, "--games", "2", "--byoyomi", "100",
+    match.main(["--a", a, "--b", b, "--games", "2", "--byoyomi", "100",
                          "--parallel", "2", "--openings", str(tmp_path / "openings.txt"),
                          "--out", str(out), *extra])
     return [json.loads(line) for line in out.read_text().splitlines()]
@@ -73,7 +72,7 @@ def test_each_game_is_recorded_with_colours_moves_and_each_moves_figures(tmp_pat
 def test_an_illegal_move_loses_for_the_engine_that_played_it(tmp_path, fake):
     records = play(tmp_path, fake("first"), fake("illegal"))
     assert {r["reason"] for r in records} == {"illegal move 5a5a"}
-    assert [parallel_match.a_score(r) for r in records] == [1.0, 1.0]
+    assert [core.a_score(r) for r in records] == [1.0, 1.0]
 
 
 def test_time_odds_give_each_engine_its_own_byoyomi(tmp_path, fake):
@@ -96,11 +95,11 @@ def test_an_option_the_engine_does_not_offer_stops_the_run_before_any_game(tmp_p
 
 
 def test_scores_are_read_from_the_last_info_line_mates_as_30000_less_the_plies():
-    assert parallel_match.last_info(["info depth 9 nodes 100 score mate -4 pv 7g7f",
+    assert core.last_info(["info depth 9 nodes 100 score mate -4 pv 7g7f",
                                      "bestmove 7g7f"]) == (9, 100, -29996)
-    assert parallel_match.last_info(["info depth 2 nodes 5 score cp -31",
+    assert core.last_info(["info depth 2 nodes 5 score cp -31",
                                      "info string hello", "bestmove 7g7f"]) == (2, 5, -31)
-    assert parallel_match.last_info(["bestmove resign"]) == (0, 0, None)
+    assert core.last_info(["bestmove resign"]) == (0, 0, None)
 
 
 def test_phase_table_splits_each_engines_moves_by_game_phase():
@@ -108,6 +107,6 @@ def test_phase_table_splits_each_engines_moves_by_game_phase():
     games = [{"a_colour": "black", "stats": [(0, 10, 100, 1, 0), (1, 20, 200, 1, 0),
                                              (0, 12, 300, 1, 0), (1, 22, 400, 1, 0)]},
              {"a_colour": "white", "stats": [(0, 30, 500, 1, 0), (1, 14, 600, 1, 0)]}]
-    table = parallel_match.phase_table(games, plies=2, phases=2).splitlines()
+    table = core.phase_table(games, plies=2, phases=2).splitlines()
     assert table == ["plies 0-1: A 2 moves, depth 12.0, nodes 350; B 2 moves, depth 25.0, nodes 350",
                      "plies 2+: A 1 moves, depth 12.0, nodes 300; B 1 moves, depth 22.0, nodes 400"]

@@ -19,8 +19,8 @@ Then, at --long-hash MB (default 1024), during a long `go mate infinite` (the
 1525-ply Microcosmos): how long `isready` waits for `readyok`, and how long `quit`
 takes to print the owed `checkmate` line and to end the process.
 
-    python bench/memory_bench.py                      # 16, 256, 1024, 4096 MB
-    python bench/memory_bench.py --sizes 16 256       # smaller machines
+    python -m bench.speed.memory_bench                # 16, 256, 1024, 4096 MB
+    python -m bench.speed.memory_bench --sizes 16 256       # smaller machines
 
 Linux only (VmRSS from /proc).  Needs free memory for the largest size.
 """
@@ -31,8 +31,7 @@ import datetime
 import platform
 import time
 
-import peers  # noqa: F401  (puts the checkout on sys.path)
-from peers import REPO, UsiProcess, build_info, our_engine_command, our_engine_env
+from bench.lib.engines import UsiClient, build_info, our_engine, wait_for
 
 MATE_IN_3 = "sfen 3sks3/9/4S4/9/9/B8/9/9/9 b S2rb4g4n4l18p 1"
 HARD_NO_MATE = "sfen l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1"
@@ -50,10 +49,9 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def start() -> UsiProcess:
-    engine = UsiProcess(our_engine_command(), cwd=str(REPO), env=our_engine_env(), name="ours")
-    engine.send("usi")
-    engine.wait_for("usiok", 30)
+def start() -> UsiClient:
+    engine = our_engine()
+    engine.usi(30)
     return engine
 
 
@@ -62,7 +60,7 @@ def measure_size(hash_mb: int) -> dict:
     try:
         sent = engine.send(f"setoption name USI_Hash value {hash_mb}")
         engine.send("isready")
-        t, lines = engine.wait_for("readyok", 120)
+        t, lines = wait_for(engine, "readyok", 120)
         row = {"hash": hash_mb, "isready_ms": (t - sent) * 1000,
                "notes": [ln for ln in lines if ln.startswith("info string")]}
         row["rss_isready"] = rss_mb(engine.proc.pid)
@@ -70,20 +68,20 @@ def measure_size(hash_mb: int) -> dict:
         engine.send("position " + MATE_IN_3)
         sent = time.monotonic()          # before the write: the reply may come first
         engine.send("go mate 10000")
-        t, lines = engine.wait_for("checkmate", 30)
+        t, lines = wait_for(engine, "checkmate", 30)
         row["first_mate_ms"] = (t - sent) * 1000
         row["first_mate"] = lines[-1]
         engine.send("position " + HARD_NO_MATE)
         engine.send("go mate 2000")
-        engine.wait_for("checkmate", 30)
+        wait_for(engine, "checkmate", 30)
         row["rss_mate"] = rss_mb(engine.proc.pid)
         engine.send("position " + MIDDLE_GAME)
         engine.send("go byoyomi 2000")
-        engine.wait_for("bestmove", 30)
+        wait_for(engine, "bestmove", 30)
         row["rss_go"] = rss_mb(engine.proc.pid)
         sent = engine.send("usinewgame")
         engine.send("isready")
-        t, _ = engine.wait_for("readyok", 30)
+        t, _ = wait_for(engine, "readyok", 30)
         row["newgame_ms"] = (t - sent) * 1000
         row["budget"] = max(row["rss_isready"], row["rss_mate"], row["rss_go"]) <= hash_mb + SLACK_MB
         return row
@@ -96,15 +94,15 @@ def measure_long_mate(hash_mb: int) -> dict:
     try:
         engine.send(f"setoption name USI_Hash value {hash_mb}")
         engine.send("isready")
-        engine.wait_for("readyok", 120)
+        wait_for(engine, "readyok", 120)
         engine.send("position " + MICROCOSMOS)
         engine.send("go mate infinite")
         time.sleep(2.0)
         sent = engine.send("isready")
-        t, _ = engine.wait_for("readyok", 30)
+        t, _ = wait_for(engine, "readyok", 30)
         isready_ms = (t - sent) * 1000
         sent = engine.send("quit")
-        t, lines = engine.wait_for("checkmate", 30)
+        t, lines = wait_for(engine, "checkmate", 30)
         owed_ms = (t - sent) * 1000
         engine.proc.wait(timeout=10)
         exit_ms = (time.monotonic() - sent) * 1000

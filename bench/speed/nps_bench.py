@@ -1,10 +1,10 @@
 """Search speed (nodes per second) of usi_engine on a fixed set of positions, side by
 side with Fairy-Stockfish (variant shogi) when it is installed.
 
-    python bench/nps_bench.py                       # 1 s per position and engine, ~25 s
-    python bench/nps_bench.py --depth 5             # fixed depth for both engines
-    python bench/nps_bench.py --movetime 3000 --csv nps.csv
-    python bench/nps_bench.py --ours usi            # measure our engine through USI too
+    python -m bench.speed.nps_bench                       # 1 s per position and engine, ~25 s
+    python -m bench.speed.nps_bench --depth 5             # fixed depth for both engines
+    python -m bench.speed.nps_bench --movetime 3000 --csv nps.csv
+    python -m bench.speed.nps_bench --ours usi            # measure our engine through USI too
 
 Our engine is searched in-process by default (``Searcher().search(Position(sfen), ...)``,
 timed with the wall clock around the call); ``--ours usi`` starts ``python -m
@@ -30,12 +30,9 @@ import math
 import os
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import peers  # noqa: E402  (bench/peers.py)
+from bench.lib import engines as peers
+from bench.lib.suites import read_positions
 
 
 def _label(number: int, sfen: str) -> str:
@@ -81,9 +78,8 @@ class UsiBench:
 
     def __init__(self, argv: list[str], name: str, options: dict, cwd=None, env=None,
                  stderr_path=None, clear_hash_button: bool = False):
-        self.p = peers.UsiProcess(argv, cwd=cwd, env=env, name=name, options=options,
-                                  stderr_path=stderr_path)
-        self.p.handshake()
+        self.p = peers.UsiClient(argv, cwd=cwd, env=env, name=name, stderr=stderr_path)
+        self.p.handshake(options)
         self.clear_hash_button = clear_hash_button
 
     def run(self, sfen: str, depth: int | None, movetime: int | None, timeout: float) -> dict:
@@ -91,20 +87,22 @@ class UsiBench:
         if self.clear_hash_button:
             self.p.send("setoption name Clear Hash")
         self.p.send("isready")
-        self.p.wait_for("readyok", 30)
+        peers.wait_for(self.p, "readyok", 30)
         self.p.send(f"position sfen {sfen}")
         go = f"go depth {depth}" if depth else f"go movetime {movetime}"
         t_sent = self.p.send(go)
-        t_best, lines = self.p.wait_for("bestmove", timeout)
+        t_best, lines = peers.wait_for(self.p, "bestmove", timeout)
         last = {}
         for ln in lines:
             if ln.startswith("info ") and " nodes " in ln and " string " not in ln:
-                last = peers.parse_info(ln)
+                info = peers.parse_info(ln)
+                last = {"depth": info.depth, "nodes": info.nodes, "time": info.time_ms,
+                        "nps": info.nps}
         best = lines[-1].split()[1] if len(lines[-1].split()) > 1 else "-"
         wall_ms = (t_best - t_sent) * 1000
-        nodes = last.get("nodes", 0)
-        t_ms = last.get("time", 0)
-        return {"depth": last.get("depth", 0), "nodes": nodes,
+        nodes = last.get("nodes") or 0
+        t_ms = last.get("time") or 0
+        return {"depth": last.get("depth") or 0, "nodes": nodes or 0,
                 "time_ms": float(t_ms) if t_ms else wall_ms, "wall_ms": wall_ms,
                 "reported_nps": last.get("nps"), "best": best}
 
@@ -165,13 +163,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--depth and --movetime must be positive")
 
     if args.positions:
-        positions = []
-        for ln in Path(args.positions).read_text().splitlines():
-            ln = ln.strip()
-            if not ln or ln.startswith("#"):
-                continue
-            name, _, sfen = ln.partition("|") if "|" in ln else (f"pos {len(positions) + 1}", "", ln)
-            positions.append((name.strip(), sfen.strip().removeprefix("sfen ").strip()))
+        positions = [(name, sfen.removeprefix("sfen ").strip())
+                     for name, sfen in read_positions(args.positions)]
         source = args.positions
         bench_hash = None
     else:
@@ -209,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
                                 {"UCI_Variant": "shogi", "Threads": 1, "Hash": args.hash},
                                 clear_hash_button=True)
                 print(f"peer: {getattr(peer.p, 'id_name', path)} via USI ({path})")
-            except (peers.EngineDied, peers.EngineTimeout) as exc:
+            except (peers.UsiError, OSError) as exc:
                 print(f"note: could not start Fairy-Stockfish at {path}: {exc}; skipping it")
                 peer = None
     print()
@@ -242,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
                             "peer_time_ms": round(p["time_ms"], 1),
                             "peer_nps": round(nps(p["nodes"], p["time_ms"])),
                             "peer_best": p["best"]})
-            except (peers.EngineDied, peers.EngineTimeout) as exc:
+            except peers.UsiError as exc:
                 failures += 1
                 print(f"!! Fairy-Stockfish failed on {name}: {exc}; dropping the peer")
                 peer = None

@@ -24,7 +24,7 @@ Each figure is the best of --repeat samples; a sample repeats the call until it
 lasts at least --min-time seconds, and the per-call time is reported.  The
 garbage collector is disabled while timing (as timeit does).
 
-    python bench/perft_bench.py [--deep] [--repeat N] [--csv PATH] [--plot PATH]
+    python -m bench.speed.perft_bench [--deep] [--repeat N] [--csv PATH] [--plot PATH]
 """
 from __future__ import annotations
 
@@ -41,12 +41,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-import peers  # noqa: E402  (bench/peers.py; puts the checkout on sys.path)
-from usi_engine import Position  # noqa: E402
+from bench.lib.engines import optional_module
+from bench.lib.paths import REPO as ROOT
+from bench.lib.suites import PerftReference as RefPosition
+from bench.lib.suites import read_perft_file
+from usi_engine import Position
 
-ROOT = peers.REPO
-cshogi = peers.optional_module("cshogi")
-pyshogi = peers.optional_module("shogi")
+cshogi = optional_module("cshogi")
+pyshogi = optional_module("shogi")
 
 STARTPOS = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
 
@@ -55,23 +57,8 @@ STARTPOS = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
 # reference counts
 # --------------------------------------------------------------------------
 
-@dataclass
-class RefPosition:
-    name: str
-    sfen: str
-    counts: dict[int, int]
-
-
 def load_perft_file(path: Path) -> list[RefPosition]:
-    out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        name, sfen, counts = (part.strip() for part in line.split("|"))
-        out.append(RefPosition(name, sfen, {int(d): int(n) for d, n in
-                                            (tok.split("=") for tok in counts.split())}))
-    return out
+    return read_perft_file(path)
 
 
 # --------------------------------------------------------------------------

@@ -1,8 +1,8 @@
 """Lazy SMP scaling: nodes per second and time to a fixed depth with 1 and N threads
 on the engine's bench positions, side by side, in one run.
 
-    python bench/threads_bench.py                    # 1 and 2 threads, 1 s a position
-    python bench/threads_bench.py --threads 1,2,4 --movetime 2000 --depth 12
+    python -m bench.speed.threads_bench                    # 1 and 2 threads, 1 s a position
+    python -m bench.speed.threads_bench --threads 1,2,4 --movetime 2000 --depth 12
 
 Each position is searched from a fresh table (`new_game`) once per thread count:
 first for --movetime ms (nodes per second, summed over the threads), then to
@@ -16,16 +16,10 @@ import argparse
 import os
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import peers  # noqa: E402,F401  (bench/peers.py: the checkout on sys.path)
-
-from usi_engine.__main__ import BENCH_SFENS  # noqa: E402
-from usi_engine.core.position import Position  # noqa: E402
-from usi_engine.search.searcher import Searcher  # noqa: E402
+from usi_engine.__main__ import BENCH_SFENS
+from usi_engine.core.position import Position
+from usi_engine.search.searcher import Searcher
 
 
 def measure(threads: int, movetime_ms: int, depth: int, hash_mb: int) -> tuple[float, float]:

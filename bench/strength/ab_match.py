@@ -1,17 +1,18 @@
 """A/B match between two USI engines with shogiarena (SPRT), from the opening set,
-with the score and its 95% interval printed side by side at the end.
+with the score and its 95% interval printed side by side at the end; and the freezing
+of a build (this checkout's, a past commit's, or with other weights) to play against.
 
     # a frozen copy of the build to compare against (any commit):
-    python bench/ab_match.py --freeze /tmp/base          # copies usi_engine/ + a launcher
+    python -m bench.strength.ab_match --freeze /tmp/base    # copies usi_engine/ + a launcher
     # or of a past commit, built as a wheel from a scratch git worktree (e.g. before #13):
-    python bench/ab_match.py --freeze /tmp/old --commit 4841eb5
+    python -m bench.strength.ab_match --freeze /tmp/old --commit 4841eb5
     # or of this build with other weights (a KP table or a network) as its shipped ones:
-    python bench/ab_match.py --freeze /tmp/net2 --weights kpnn2.bin
+    python -m bench.strength.ab_match --freeze /tmp/net2 --weights kpnn2.bin
     # ... change the code, rebuild, then:
-    python bench/ab_match.py --new ./bench/engine.sh --base /tmp/base/engine.sh \\
+    python -m bench.strength.ab_match --new bench/engine.sh --base /tmp/base/engine.sh \\
         --games 200 --byoyomi 100 --run-dir /tmp/ab1
     # against YaneuraOu's material edition (see ../shared/tools/setup-peers.sh):
-    python bench/ab_match.py --base ~/.cache/usi-peers/yaneuraou-material \\
+    python -m bench.strength.ab_match --base ~/.cache/usi-peers/yaneuraou-material \\
         --base-option BookFile=no_book --games 100 --byoyomi 300
 
 Both engines get NetworkDelay 0, NetworkDelay2 0, USI_Hash 64 and Threads 1 unless
@@ -20,106 +21,27 @@ drawn is played twice, once with each colour. shogiarena (the `bench` extra, Pyt
 3.11+) runs the games, adjudicates and stops early when the SPRT (elo0 0, elo1 20)
 decides; the run directory keeps every game (game.db) and can be resumed by running
 the same command again without --no-resume. Nothing is installed by this script.
+Without shogiarena, the same match runs on cshogi alone: python -m bench.strength.match.
 """
 from __future__ import annotations
 
 import argparse
-import math
 import shutil
-import sqlite3
 import subprocess
 import sys
-import tempfile
-import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-OPENINGS = ROOT / "sfen" / "openings.txt"
-LAUNCHER = """#!/bin/sh
-# a frozen usi_engine build (bench/ab_match.py --freeze)
-cd "{dir}" && PYTHONPATH="{dir}" exec "{python}" -m usi_engine "$@"
-"""
+from bench.lib.engines import freeze, freeze_commit
+from bench.lib.paths import ENGINE_SH, OPENINGS, OUT
+from bench.lib.records import game_db_scores
+from bench.lib.stats import score_summary
 
-
-def freeze(target: Path, root: Path = ROOT, weights: Path | None = None) -> Path:
-    """Copy the built package of the checkout `root` (with its compiled modules) and a
-    launcher to target; `weights` (a KP or network file) replaces its shipped weights."""
-    package = root / "usi_engine"
-    if not list(package.rglob("*.so")) and not list(package.rglob("*.pyd")):
-        raise SystemExit("usi_engine/ holds no compiled module: build in place first "
-                         "(pip install -e . or python setup.py build_ext --inplace)")
-    target.mkdir(parents=True, exist_ok=True)
-    shutil.rmtree(target / "usi_engine", ignore_errors=True)
-    shutil.copytree(root / "usi_engine", target / "usi_engine")
-    if weights is not None:
-        shutil.copyfile(weights, target / "usi_engine" / "eval" / "data" / "kpnn.bin")
-    launcher = target / "engine.sh"
-    launcher.write_text(LAUNCHER.format(dir=target.resolve(), python=sys.executable))
-    launcher.chmod(0o755)
-    return launcher
-
-
-def freeze_commit(target: Path, commit: str, weights: Path | None = None) -> Path:
-    """Build a wheel of `commit` of this repository from a scratch git worktree (pip,
-    with build isolation: the commit's own build requirements) and freeze its package
-    to target; the worktree and the wheel are removed afterwards."""
-    known = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet",
-                            f"{commit}^{{commit}}"], capture_output=True, text=True)
-    if known.returncode != 0:
-        raise SystemExit(f"--commit {commit}: no such commit in {ROOT}")
-    scratch = Path(tempfile.mkdtemp(prefix="ab-freeze-")) / "src"
-    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(scratch),
-                    known.stdout.strip()], check=True, capture_output=True)
-    try:
-        wheels = scratch.parent / "wheel"
-        subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
-                        str(wheels), str(scratch)], check=True)
-        built = scratch.parent / "built"
-        with zipfile.ZipFile(next(wheels.glob("*.whl"))) as wheel:
-            wheel.extractall(built)
-        return freeze(target, built, weights)
-    finally:
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(scratch)],
-                       capture_output=True)
-        shutil.rmtree(scratch.parent, ignore_errors=True)
+__all__ = ["freeze", "freeze_commit", "score_table", "main"]
 
 
 def score_table(run_dir: Path) -> str:
-    """W-L-D of the engine named `new`, score, Elo and the 95% interval (normal
-    approximation on the per-game scores)."""
-    db = sqlite3.connect(run_dir / "game.db")
-    names = dict(db.execute("select id, player_name from player"))
-    scores = []
-    for result, black in db.execute("select game_result, black_player_id from game"):
-        new_black = names[black] == "new"
-        if result == "BLACK_WIN":
-            scores.append(1.0 if new_black else 0.0)
-        elif result == "WHITE_WIN":
-            scores.append(0.0 if new_black else 1.0)
-        else:
-            scores.append(0.5)
-    return score_summary(scores)
-
-
-def score_summary(scores: list[float]) -> str:
-    """W-L-D, score, Elo and its 95% interval (normal approximation on the per-game
-    scores: 1, 0.5 or 0 for the engine they are counted for)."""
-    n = len(scores)
-    if not n:
-        return "no game finished"
-    p = sum(scores) / n
-    se = math.sqrt(sum((x - p) ** 2 for x in scores) / n / n)
-
-    def elo(q: float) -> str:
-        if q <= 0:
-            return "-inf"
-        if q >= 1:
-            return "+inf"
-        return f"{-400 * math.log10(1 / q - 1):+.0f}"
-
-    wins, losses = scores.count(1.0), scores.count(0.0)
-    return (f"games {n}: +{wins} -{losses} ={n - wins - losses}, score {p:.3f}, "
-            f"Elo {elo(p)} [95%: {elo(p - 1.96 * se)}, {elo(p + 1.96 * se)}]")
+    """W-L-D of the engine named `new`, score, Elo and the 95% interval."""
+    return score_summary(game_db_scores(Path(run_dir) / "game.db", "new"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
                          "with an EvalFile option: shogiarena copies a file option into "
                          "its run directory and passes a relative name, which the frozen "
                          "launcher (it changes directory) does not find")
-    ap.add_argument("--new", default=str(ROOT / "bench" / "engine.sh"),
+    ap.add_argument("--new", default=str(ENGINE_SH),
                     help="command of the engine under test (bench/engine.sh: this checkout)")
     ap.add_argument("--base", help="command of the reference engine")
     ap.add_argument("--games", type=int, default=200)
@@ -145,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--new-option", action="append", default=[], metavar="NAME=VALUE")
     ap.add_argument("--base-option", action="append", default=[], metavar="NAME=VALUE")
     ap.add_argument("--openings", default=str(OPENINGS))
-    ap.add_argument("--run-dir", default=str(ROOT / "bench" / "out" / "ab"))
+    ap.add_argument("--run-dir", default=str(OUT / "ab"))
     ap.add_argument("--no-resume", action="store_true")
     ap.add_argument("--no-sprt-stop", action="store_true",
                     help="play all --games even when the SPRT has decided")

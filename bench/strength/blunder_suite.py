@@ -1,7 +1,7 @@
 """Blunder suite: our move choice against YaneuraOu's on positions where we lost a game.
 
 The positions (bench/blunders/positions.json) come from our games against YaneuraOu's
-material edition (shogiarena's game.db of `bench/ab_match.py` runs): each is the
+material edition (shogiarena's game.db of `python -m bench.strength.ab_match` runs): each is the
 position before one of our moves after which YaneuraOu's score jumped by 200 or more.
 A move is judged by a deep YaneuraOu search of the position after it (the oracle,
 3 M nodes, one thread); its *loss* is the oracle's best score less that move's value.
@@ -12,9 +12,9 @@ It prints, in one run and side by side: our search at --nodes (with any tuning
 options), at 2x and 4x those nodes with --scaling, and YaneuraOu at the same nodes:
 mean loss (each clamped to -300..1500) and how many moves lose 150 or more.
 
-    python bench/blunder_suite.py                          # about 3 min
-    python bench/blunder_suite.py --option SingularDepth=6 --scaling
-    python bench/blunder_suite.py --extract RUN/game.db ... --out FILE   # new positions
+    python -m bench.strength.blunder_suite                 # about 3 min
+    python -m bench.strength.blunder_suite --option SingularDepth=6 --scaling
+    python -m bench.strength.blunder_suite --extract RUN/game.db ... --out FILE   # new positions
 
 Caveat: the oracle shares YaneuraOu's evaluation and search, which favours its own
 fast choices; compare our variants with each other first, and with YaneuraOu second.
@@ -24,56 +24,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sqlite3
 import statistics
-import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "bench"))
+from bench.lib.engines import YO_DEFAULT, Yaneuraou
+from bench.lib.paths import BLUNDERS as DATA
+from bench.lib.records import recorded_moves
 
-from peers import UsiProcess  # noqa: E402
-
-DATA = REPO / "bench" / "blunders"
-YO_DEFAULT = Path.home() / ".cache" / "usi-peers" / "yaneuraou-material"
+__all__ = ["DATA", "YO_DEFAULT", "Yaneuraou", "recorded_moves", "extract", "Oracle", "our_moves",
+           "losses", "main"]
 ORACLE_NODES = 3_000_000
 BLUNDER = 150
-
-
-def usi_from_move16(m: int) -> str:
-    """A move in shogiarena's 16-bit encoding (YaneuraOu's Move16) as USI text."""
-    to, frm = m & 127, (m >> 7) & 127
-
-    def square(s: int) -> str:
-        return f"{s // 9 + 1}{chr(97 + s % 9)}"
-    if m & (1 << 14):
-        return "PLNSBRG"[frm - 1] + "*" + square(to)
-    return square(frm) + square(to) + ("+" if m & (1 << 15) else "")
-
-
-def recorded_moves(db: str):
-    """Each game of a shogiarena game.db, move by move up to a resignation or
-    declaration: (game id, position before the move, mover's name, USI move, recorded
-    score or None).  The position is the caller's to read before the next item; it is
-    played on afterwards."""
-    from usi_engine.core.position import Position
-    con = sqlite3.connect(db)
-    names = dict(con.execute("select id, player_name from player"))
-    games = con.execute("select id, initial_position_sfen, black_player_id, "
-                        "white_player_id from game").fetchall()
-    for gid, sfen, black, white in games:
-        pos = Position(sfen)
-        black_first = pos.sfen().split()[1] == "b"
-        moves = con.execute("select next_move, eval from game_move where game_id=? "
-                            "order by ply", (gid,)).fetchall()
-        for i, (m16, score) in enumerate(moves):
-            if not m16 & (1 << 14) and (m16 & 127) == ((m16 >> 7) & 127):
-                break           # resignation or declaration
-            mover = names[black if (i % 2 == 0) == black_first else white]
-            move = usi_from_move16(m16)
-            yield gid, pos, mover, move, score
-            pos.push_usi(move)
 
 
 def extract(dbs: list[str], ours: str = "new", theirs: str = "base") -> list[dict]:
@@ -94,38 +55,6 @@ def extract(dbs: list[str], ours: str = "new", theirs: str = "base") -> list[dic
             if mover == ours:
                 before = {"sfen": pos.sfen(), "played": move}
     return out
-
-
-class Yaneuraou:
-    """YaneuraOu on one thread, no book, searched by node count."""
-
-    def __init__(self, path: str) -> None:
-        self.engine = UsiProcess([path], cwd=str(Path(path).parent), name="YaneuraOu",
-                                 options={"BookFile": "no_book", "Threads": "1",
-                                          "NetworkDelay": "0", "NetworkDelay2": "0",
-                                          "USI_Hash": "256"})
-        self.engine.handshake()
-
-    def search(self, sfen: str, moves: str, nodes: int) -> tuple[str, int]:
-        """(best move, score in centipawns, mates as +-30000) of `go nodes`."""
-        e = self.engine
-        e.send("usinewgame")
-        e.send(f"position sfen {sfen}" + (f" moves {moves}" if moves else ""))
-        e.send(f"go nodes {nodes}")
-        score = 0
-        while True:
-            words = e.readline(600)[1].split()
-            if words[:1] == ["bestmove"]:
-                return words[1], score
-            if "score" in words and "lowerbound" not in words and "upperbound" not in words:
-                k = words.index("score")
-                if words[k + 1] == "cp":
-                    score = int(words[k + 2])
-                else:
-                    score = -30000 if words[k + 2].startswith("-") else 30000
-
-    def close(self) -> None:
-        self.engine.quit()
 
 
 class Oracle:

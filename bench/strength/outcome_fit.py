@@ -1,6 +1,6 @@
 """How well each term of the hand-set evaluation predicts the results of played games.
 
-Reads shogiarena game.db files (runs of `bench/ab_match.py` or `shogiarena run`), takes
+Reads shogiarena game.db files (runs of `python -m bench.strength.ab_match` or `shogiarena run`), takes
 every third position between plies 20 and 100 that is not in check, and scores it with
 the hand-set evaluation split into its terms: material (`evaluate.material_weights()`),
 the hand premium (pieces in hand above their board value), attack (distance to the
@@ -10,7 +10,7 @@ term's weight relative to material's: 1.0 means the evaluation already weighs th
 as the results do, above 1 that the results favour it more. The fit is repeated on the
 two halves of the positions (alternate blocks of 300) to show how stable it is.
 
-    python bench/outcome_fit.py /work/runs/yo_pc /work/runs/yo_pc2    # run directories
+    python -m bench.strength.outcome_fit /work/runs/yo_pc /work/runs/yo_pc2    # run directories
 
 A correlation, not a cause: the side that is winning also brings its pieces nearer the
 enemy king. Settle any change of weights by games (README, session of 2026-11-26,
@@ -21,17 +21,12 @@ from __future__ import annotations
 import argparse
 import math
 import sqlite3
-import sys
 from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "bench"))
-
-from blunder_suite import recorded_moves  # noqa: E402
-from usi_engine.eval import handwritten as evaluate  # noqa: E402
+from bench.lib.records import recorded_moves
+from usi_engine.eval import handwritten as evaluate
 
 TERMS = ("hand premium", "attack", "defence", "exposure")
 ODDS = math.log(10) / 4          # per 100 centipawns: 400 cp = 10:1

@@ -13,17 +13,17 @@ counts as twice the cap.  Printed side by side, in one run: the geometric mean o
 node counts and how many were missed, for our search (with any tuning options) and
 for YaneuraOu.  Node-limited and single-threaded, so every figure is reproducible.
 
-    python bench/refutation_suite.py                          # about 6 min
-    python bench/refutation_suite.py --option SingularDepth=6 --no-yaneuraou
-    python bench/refutation_suite.py --positions bench/blunders/refutations_yo.json
-    python bench/refutation_suite.py --extract RUN/game.db ... --blunderer base --out F
+    python -m bench.strength.refutation_suite                  # about 6 min
+    python -m bench.strength.refutation_suite --option SingularDepth=6 --no-yaneuraou
+    python -m bench.strength.refutation_suite --positions bench/blunders/refutations_yo.json
+    python -m bench.strength.refutation_suite --extract RUN/game.db ... --blunderer base --out F
 
 The second set, refutations_yo.json, is the check on the first's bias: the positions
 after YaneuraOu's blunders in three matches (moves after which our score rose by 200 or
 more), thresholds halfway between the blunderer's score and the finder's reply score
 as recorded in the games (--extract builds such a set; --blunderer new: ours).
 
-Unlike bench/blunder_suite.py this needs no oracle: it measures tactical sight (the
+Unlike bench/strength/blunder_suite.py this needs no oracle: it measures tactical sight (the
 pruning's and ordering's cost) apart from which of several near-equal moves is chosen.
 """
 from __future__ import annotations
@@ -32,15 +32,11 @@ import argparse
 import json
 import math
 import os
-import sqlite3
-import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "bench"))
-
-from blunder_suite import DATA, YO_DEFAULT, Yaneuraou, recorded_moves  # noqa: E402
+from bench.lib.engines import YO_DEFAULT, Yaneuraou
+from bench.lib.paths import BLUNDERS as DATA
+from bench.lib.records import recorded_moves
 
 CAP = 4_000_000
 
@@ -65,7 +61,7 @@ def seen_at(history: list[tuple[int, int]], threshold: int) -> int | None:
 
 def extract(dbs: list[str], blunderer: str) -> list[dict]:
     """Positions just after each move of `blunderer` ("new": ours, "base": the
-    opponent, as bench/ab_match.py names them) after which the other side's recorded
+    opponent, as bench.strength.ab_match names them) after which the other side's recorded
     score rose by 200 or more from -200..300 (to below 3000); the threshold is halfway
     between the blunderer's score (negated) and the finder's reply score."""
     out = []
@@ -125,23 +121,12 @@ def yaneuraou(positions: list[dict], cap: int, path: str) -> list[int]:
     try:
         out = []
         for p in positions:
-            e = yo.engine
-            e.send("usinewgame")
-            e.send(f"position sfen {p['sfen']}")
-            e.send(f"go nodes {cap}")
             history: list[tuple[int, int]] = []
-            while True:
-                words = e.readline(600)[1].split()
-                if words[:1] == ["bestmove"]:
-                    break
-                if ("score" in words and "nodes" in words and "lowerbound" not in words
-                        and "upperbound" not in words):
-                    k = words.index("score")
-                    if words[k + 1] == "cp":
-                        score = int(words[k + 2])
-                    else:
-                        score = -30000 if words[k + 2].startswith("-") else 30000
-                    history.append((int(words[words.index("nodes") + 1]), score))
+
+            def on_info(info, score: int) -> None:
+                if info.nodes is not None:
+                    history.append((info.nodes, score))
+            yo.search(p["sfen"], "", cap, on_info=on_info)
             out.append(seen_at(history, p["threshold"]) or 2 * cap)
         return out
     finally:

@@ -8,13 +8,13 @@ parameter space and the shogiarena configuration into the run directory, runs
 value. Run the same command again to resume; shogiarena keeps every game.
 
     # freeze the build to tune (any commit), then tune it:
-    python bench/ab_match.py --freeze /tmp/tune-base
-    python bench/spsa_tune.py --engine /tmp/tune-base/engine.sh --updates 600 \\
+    python -m bench.strength.ab_match --freeze /tmp/tune-base
+    python -m bench.strength.spsa_tune --engine /tmp/tune-base/engine.sh --updates 600 \\
         --nodes 20000 --workers 2 --run-dir /tmp/spsa1
     # what it found so far (also printed at the end of a run):
-    python bench/spsa_tune.py --run-dir /tmp/spsa1 --show
+    python -m bench.strength.spsa_tune --run-dir /tmp/spsa1 --show
     # then check the values with a match before changing the defaults in search/alphabeta.pyx:
-    python bench/ab_match.py --new-option RfpMargin=... (with USI_ENGINE_TUNE=1) ...
+    python -m bench.strength.ab_match --new-option RfpMargin=... (with USI_ENGINE_TUNE=1) ...
 
 Each update plays one pair of games (the plus and the minus perturbation, the same
 opening with colours swapped); the perturbation of each parameter ends at c_end
@@ -30,9 +30,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-OPENINGS = ROOT / "sfen" / "openings.txt"
-sys.path.insert(0, str(ROOT))
+from bench.lib.paths import ENGINE_SH, OPENINGS
 
 # The final perturbation of each parameter (about a tenth of its default).
 C_END = {"RfpMargin": 15, "FutilityBase": 12, "FutilityPerDepth": 12, "LmrBase": 10,
@@ -47,10 +45,13 @@ USI_ENGINE_TUNE=1 exec "{engine}" "$@"
 
 
 def tunables() -> tuple[tuple[str, int, int, int], ...]:
-    """The tuned parameters: TUNABLES less the switches (tree.SWITCHES, measured by
-    matches one at a time)."""
-    from usi_engine.search.alphabeta import SWITCHES, TUNABLES
-    return tuple(t for t in TUNABLES if t[0] not in SWITCHES)
+    """The tuned parameters: ``usi_engine.search.alphabeta.TUNABLES`` (name, default,
+    low, high), less the on/off switches where the search still marks some as such
+    (``SWITCHES``, measured by matches one at a time); without ``SWITCHES`` every
+    tunable is tuned."""
+    from usi_engine.search import alphabeta
+    switches = set(getattr(alphabeta, "SWITCHES", ()) or ())
+    return tuple(tuple(t) for t in alphabeta.TUNABLES if t[0] not in switches)
 
 
 def space(params: tuple[tuple[str, int, int, int], ...]) -> dict:
@@ -114,7 +115,7 @@ def report(run_dir: Path) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--engine", default=str(ROOT / "bench" / "engine.sh"),
+    ap.add_argument("--engine", default=str(ENGINE_SH),
                     help="launcher of the build to tune (bench/engine.sh: this checkout)")
     ap.add_argument("--run-dir", required=True)
     ap.add_argument("--updates", type=int, default=600, help="SPSA updates (a game pair each)")
@@ -129,7 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.show:
         print(report(run_dir / "arena"))
         return 0
-    arena = shutil.which("shogiarena")
+    beside = Path(sys.executable).parent / "shogiarena"     # a venv run without activating it
+    arena = shutil.which("shogiarena") or (str(beside) if beside.exists() else None)
     if arena is None:
         raise SystemExit("shogiarena is not installed: pip install -e '.[bench]' (Python 3.11+)")
     run_dir.mkdir(parents=True, exist_ok=True)

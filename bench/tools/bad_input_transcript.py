@@ -1,7 +1,7 @@
 """Replay the bad-input cases of issue 12 against this checkout and write what the
 engine answers: the USI loop (one session per case) and the command line.
 
-    python bench/bad_input_transcript.py [--out bench/out/bad-input.txt]
+    python -m bench.tools.bad_input_transcript [--out bench/out/bad-input.txt]
 
 Each USI case sends its lines to a fresh `python -m usi_engine`, waits for the answer it
 owes (bestmove/checkmate/readyok) and prints every line both ways; each CLI case prints
@@ -17,7 +17,8 @@ import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from bench.lib.paths import OUT, REPO
+
 ENGINE = [sys.executable, "-m", "usi_engine"]
 
 USI_CASES = [
@@ -97,7 +98,7 @@ def cli_case(args: list[str]) -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--out", default=str(REPO / "bench" / "out" / "bad-input.txt"))
+    parser.add_argument("--out", default=str(OUT / "bad-input.txt"))
     args = parser.parse_args()
     text = [f"# bad-input transcript, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"]
     for title, lines, until in USI_CASES:

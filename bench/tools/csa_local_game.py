@@ -6,8 +6,8 @@ section of the README quotes: the end lines of the server's own record, the shar
 of each side's moves that carry a `'*` comment, and the smallest time margin left
 on each side's clock when its move was sent.
 
-    python bench/csa_local_game.py --game local-300-10F   # floodgate's 300 s + 10 s Fischer
-    python bench/csa_local_game.py --game test-60-2F --engine-b /usr/games/gpsusi \\
+    python -m bench.tools.csa_local_game --game local-300-10F   # floodgate's 300 s + 10 s Fischer
+    python -m bench.tools.csa_local_game --game test-60-2F --engine-b /usr/games/gpsusi \\
         --b-increment-as-byoyomi --b-option Thread=1
 
 Needs ruby and ruby-webrick; shogi-server is taken from $SHOGI_SERVER_DIR or
@@ -28,12 +28,9 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
-
-from usi_engine.csa.bridge import Bridge, BridgeConfig  # noqa: E402
-from usi_engine.csa.config import parse_option  # noqa: E402
+from bench.lib.paths import OUT, REPO
+from usi_engine.csa.bridge import Bridge, BridgeConfig
+from usi_engine.csa.config import parse_option
 
 SERVER_DIR = Path(os.environ.get("SHOGI_SERVER_DIR",
                                   REPO.parent / "shared" / "tools" / "shogi-server"))
@@ -61,7 +58,7 @@ def main() -> int:
     parser.add_argument("--game", default="local-300-10F",
                         help="game name; shogi-server pairs floodgate-* names only on its "
                              "floodgate schedule, so use another prefix (default %(default)s)")
-    parser.add_argument("--out", default="bench/out/csa")
+    parser.add_argument("--out", default=str(OUT / "csa"))
     parser.add_argument("--margin-ms", type=int, default=1000)
     for side in ("a", "b"):
         parser.add_argument(f"--engine-{side}", help="USI engine command (default: this engine)")

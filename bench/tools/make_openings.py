@@ -1,8 +1,8 @@
 """Write the opening set for matches (sfen/openings.txt): balanced positions after a few
 plausible plies from the start position, one ``startpos moves ...`` line each.
 
-    python bench/make_openings.py                 # 256 openings, seed 1, about a minute
-    python bench/make_openings.py --count 64 --seed 7 --out /tmp/openings.txt
+    python -m bench.tools.make_openings                 # 256 openings, seed 1, about a minute
+    python -m bench.tools.make_openings --count 64 --seed 7 --out /tmp/openings.txt
 
 Each opening plays PLIES (8..12, drawn per opening) moves; at every ply a move is drawn
 uniformly among those a shallow MultiPV search scores within --window centipawns of the
@@ -17,10 +17,9 @@ import random
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from usi_engine.core.position import Position, move_to_usi  # noqa: E402
-from usi_engine.search.searcher import Searcher  # noqa: E402
+from bench.lib.paths import OPENINGS
+from usi_engine.core.position import Position, move_to_usi
+from usi_engine.search.searcher import Searcher
 
 
 def _candidates(searcher: Searcher, pos: Position, window: int, width: int) -> list[int]:
@@ -71,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--window", type=int, default=60, help="cp below the best move still drawn (60)")
     ap.add_argument("--balance", type=int, default=150, help="largest |score| of a kept line (150)")
     ap.add_argument("--check-depth", type=int, default=7, help="depth of the balance check (7)")
-    ap.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "sfen" / "openings.txt"))
+    ap.add_argument("--out", default=str(OPENINGS))
     args = ap.parse_args(argv)
     lines = make_openings(args.count, args.seed, args.window, args.balance, args.check_depth)
     Path(args.out).write_text("".join(line + "\n" for line in lines))

@@ -40,9 +40,9 @@ of one attack are alike), positions before ply 16 are not probed, and the games 
 processed in order, so the output depends only on --seed, the limits and the engine
 build (the suite headers record the commit).
 
-    python bench/make_tsume_suites.py                 # about 15 min on 2 cores
-    python bench/make_tsume_suites.py --target 30 --jobs 2 --seed 1
-    python bench/make_tsume_suites.py --dry-run       # report, write nothing
+    python -m bench.tsume.make_tsume_suites                 # about 15 min on 2 cores
+    python -m bench.tsume.make_tsume_suites --target 30 --jobs 2 --seed 1
+    python -m bench.tsume.make_tsume_suites --dry-run       # report, write nothing
 """
 from __future__ import annotations
 
@@ -57,16 +57,15 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # the engine is built in place, not necessarily installed
-    sys.path.insert(0, str(ROOT))
+import cshogi
 
-import cshogi  # noqa: E402
-
-from usi_engine.mate.solver import MateSolver  # noqa: E402
-from peers import build_info, replay_mate_with_cshogi  # noqa: E402
-from usi_engine.core.position import Position, move_to_usi  # noqa: E402
-from usi_engine.search.searcher import Searcher  # noqa: E402
+from bench.lib.engines import build_info
+from bench.lib.paths import OUT, TSUME_DIR
+from bench.lib.records import replay_mate_with_cshogi
+from bench.lib.suites import STRICT_MARK
+from usi_engine.core.position import Position, move_to_usi
+from usi_engine.mate.solver import MateSolver
+from usi_engine.search.searcher import Searcher
 
 LENGTHS = (1, 3, 5, 7, 9, 11, 13, 15)
 MAX_GAME_PLIES = 300
@@ -379,8 +378,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="node cap of each move search in the games")
     ap.add_argument("--cshogi-nodes", type=int, default=3_000_000)
     ap.add_argument("--hash", type=int, default=16, help="mate table MB per worker")
-    ap.add_argument("--out-dir", default=str(ROOT / "sfen" / "tsume"))
-    ap.add_argument("--anomalies", default=str(ROOT / "bench" / "out" / "tsume-gen-anomalies.txt"))
+    ap.add_argument("--out-dir", default=str(TSUME_DIR))
+    ap.add_argument("--anomalies", default=str(OUT / "tsume-gen-anomalies.txt"))
     ap.add_argument("--dry-run", action="store_true", help="write no suite file")
     a = ap.parse_args(argv)
 
@@ -447,12 +446,12 @@ def main(argv: list[str] | None = None) -> int:
     print("kept per length: " + ", ".join(f"{n}: {len(kept[n])}" for n in LENGTHS))
     print("rejected candidates: " + (", ".join(f"{k} {v}" for k, v in rejected.items()) or "none"))
 
-    header = [f"# Made by bench/make_tsume_suites.py --seed {a.seed} --probe-nodes {a.probe_nodes} "
+    header = [f"# Made by python -m bench.tsume.make_tsume_suites --seed {a.seed} --probe-nodes {a.probe_nodes} "
               f"--search-nodes {a.search_nodes} --target {a.target} on {datetime.date.today()},",
               f"# {build_info()}.",
               "# Length = usi_engine's shortest mate, cross-checked with cshogi: DfPn finds a mate too,",
               "# a full-width search finds none 2 plies shorter, a proof tree shows one within it.",
-              "# The lengths: strict minimax (every defence counts, useless interpositions included)."]
+              f"# The {STRICT_MARK} (every defence counts, useless interpositions included)."]
     if not a.dry_run:
         out_dir = Path(a.out_dir)
         for n in LENGTHS:

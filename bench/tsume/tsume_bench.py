@@ -30,11 +30,11 @@ Notes (printed, exit status unaffected):
   at-limit       ours returned a mate at the limit: not proved to be the shortest
   cshogi-nomate  cshogi said no mate
 
-    python bench/tsume_bench.py                       # every suite, default limits
-    python bench/tsume_bench.py --suite generated-mate7 --suite classic
-    python bench/tsume_bench.py --suite classic --time-ms 30000 --csv t.csv --plot t.png
-    python bench/tsume_bench.py --quick               # short limits, a smoke run
-    python bench/tsume_bench.py --first-mate          # ours without the shortest-mate proof
+    python -m bench.tsume.tsume_bench                       # every suite, default limits
+    python -m bench.tsume.tsume_bench --suite generated-mate7 --suite classic
+    python -m bench.tsume.tsume_bench --suite classic --time-ms 30000 --csv t.csv --plot t.png
+    python -m bench.tsume.tsume_bench --quick               # short limits, a smoke run
+    python -m bench.tsume.tsume_bench --first-mate          # ours without the shortest-mate proof
 
 Limits per problem: --time-ms (default 10000) for every suite, except the classic suite
 which gets --classic-time-ms (default 30000) unless --time-ms is given explicitly
@@ -55,15 +55,16 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import peers  # noqa: E402  (bench/peers.py; puts the checkout on sys.path)
-from peers import build_info, replay_mate_with_cshogi  # noqa: E402
-from usi_engine.mate.solver import MateSolver  # noqa: E402
-from usi_engine.core.position import Position, move_to_usi  # noqa: E402
+from bench.lib.engines import build_info, optional_module
+from bench.lib.paths import REPO as ROOT
+from bench.lib.paths import TSUME_DIR
+from bench.lib.records import replay_mate_with_cshogi
+from bench.lib.suites import read_tsume_suite
+from usi_engine.core.position import Position, move_to_usi
+from usi_engine.mate.solver import MateSolver
 
-ROOT = peers.REPO
-cshogi = peers.optional_module("cshogi")
+cshogi = optional_module("cshogi")
 
-TSUME_DIR = ROOT / "sfen" / "tsume"
 CSHOGI_MAX_DEPTH = 2000          # above Microcosmos' 1525 plies
 WARMUP_SFEN = "4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1"
 
@@ -99,27 +100,11 @@ def find_suites(choices: list[str] | None) -> list[Path]:
     return out
 
 
-STRICT_MARK = "lengths: strict minimax"
-
-
 def load_suite(path: Path) -> list[Problem]:
-    """Problems of a suite file.  A header line containing STRICT_MARK says that its
-    lengths count every defence, useless interpositions included (the generated suites,
-    whose lengths a full-width search verified); published compositions do not."""
-    probs = []
-    text = path.read_text()
-    strict = any(line.startswith("#") and STRICT_MARK in line for line in text.splitlines())
-    for lineno, line in enumerate(text.splitlines(), 1):
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        parts = [x.strip() for x in line.split("|")]
-        if len(parts) != 3:
-            raise SystemExit(f"{path}:{lineno}: expected 'name | sfen | length', got {line!r}")
-        name, sfen, length = parts
-        probs.append(Problem(path.stem, name, sfen, None if length == "?" else int(length),
-                             strict))
-    return probs
+    """Problems of a suite file (bench.lib.suites.read_tsume_suite: every line must
+    be ``name | sfen | length``; a header holding bench.lib.suites.STRICT_MARK makes its lengths strict)."""
+    return [Problem(p.suite, p.name, p.sfen, p.length, p.strict)
+            for p in read_tsume_suite(path, exact=True)]
 
 
 # ---------------------------------------------------------------- checks

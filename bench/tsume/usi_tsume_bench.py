@@ -15,8 +15,8 @@ game; in-process, so it pays no pipe) is timed on the same positions.  Every lin
 replayed with cshogi.  KomoringHeights is not run: building it costs more CPU than
 this shared machine can spare.
 
-    python bench/usi_tsume_bench.py
-    python bench/usi_tsume_bench.py --hash 1024 --strict
+    python -m bench.tsume.usi_tsume_bench
+    python -m bench.tsume.usi_tsume_bench --hash 1024 --strict
 """
 from __future__ import annotations
 
@@ -24,10 +24,10 @@ import argparse
 import datetime
 import time
 
-import peers  # noqa: F401  (puts the checkout on sys.path)
-from peers import (REPO, UsiProcess, build_info, optional_module, our_engine_command,
-                   our_engine_env, replay_mate_with_cshogi)
-from usi_engine.__main__ import read_tsume_suite
+from bench.lib.engines import build_info, optional_module, our_engine, wait_for
+from bench.lib.paths import TSUME_DIR
+from bench.lib.records import replay_mate_with_cshogi
+from bench.lib.suites import read_tsume_suite
 
 SUITES = ("generated-mate3", "generated-mate5", "generated-mate7")
 
@@ -35,19 +35,20 @@ SUITES = ("generated-mate3", "generated-mate5", "generated-mate7")
 def problems(per_suite: int) -> list[tuple[str, str, int | None]]:
     chosen = []
     for suite in SUITES:
-        chosen += read_tsume_suite(str(REPO / "sfen" / "tsume" / f"{suite}.txt"))[:per_suite]
+        chosen += [(p.name, p.sfen, p.length)
+                   for p in read_tsume_suite(TSUME_DIR / f"{suite}.txt")[:per_suite]]
     return chosen
 
 
 def run_ours(chosen, hash_mb: int, newgame: bool, strict: bool) -> list[tuple[float, str]]:
-    engine = UsiProcess(our_engine_command(), cwd=str(REPO), env=our_engine_env(), name="ours")
+    engine = our_engine()
     try:
         engine.send("usi")
-        engine.wait_for("usiok", 30)
+        wait_for(engine, "usiok", 30)
         engine.send(f"setoption name USI_Hash value {hash_mb}")
         engine.send(f"setoption name MateLength value {'strict' if strict else 'published'}")
         engine.send("isready")
-        engine.wait_for("readyok", 120)
+        wait_for(engine, "readyok", 120)
         results = []
         for _, sfen, _ in chosen:
             if newgame:
@@ -55,7 +56,7 @@ def run_ours(chosen, hash_mb: int, newgame: bool, strict: bool) -> list[tuple[fl
             engine.send("position sfen " + sfen)
             sent = time.monotonic()      # before the write: the reply may come first
             engine.send("go mate 10000")
-            t, lines = engine.wait_for("checkmate", 30)
+            t, lines = wait_for(engine, "checkmate", 30)
             results.append((t - sent, lines[-1]))
         return results
     finally:

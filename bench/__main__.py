@@ -1,0 +1,49 @@
+"""``python -m bench COMMAND [ARGS]``: run a bench entry point by its short name
+(``python -m bench`` lists them); the same as ``python -m bench.GROUP.SCRIPT ARGS``."""
+from __future__ import annotations
+
+import runpy
+import sys
+
+COMMANDS = {
+    # speed
+    "perft": "bench.speed.perft_bench",
+    "nps": "bench.speed.nps_bench",
+    "threads": "bench.speed.threads_bench",
+    "memory": "bench.speed.memory_bench",
+    # strength
+    "match": "bench.strength.match",
+    "ab": "bench.strength.ab_match",
+    "spsa": "bench.strength.spsa_tune",
+    "blunders": "bench.strength.blunder_suite",
+    "refutations": "bench.strength.refutation_suite",
+    "outcome-fit": "bench.strength.outcome_fit",
+    # tsume
+    "tsume": "bench.tsume.tsume_bench",
+    "usi-tsume": "bench.tsume.usi_tsume_bench",
+    "make-tsume": "bench.tsume.make_tsume_suites",
+    # tools
+    "make-openings": "bench.tools.make_openings",
+    "csa-game": "bench.tools.csa_local_game",
+    "bad-input": "bench.tools.bad_input_transcript",
+}
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(__doc__.strip() + "\n")
+        width = max(map(len, COMMANDS))
+        for name, module in COMMANDS.items():
+            print(f"  {name:<{width}}  python -m {module}")
+        return 0
+    module = COMMANDS.get(argv[0])
+    if module is None:
+        print(f"unknown command {argv[0]!r}; python -m bench lists them", file=sys.stderr)
+        return 2
+    sys.argv = [f"python -m {module}", *argv[1:]]
+    runpy.run_module(module, run_name="__main__", alter_sys=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
