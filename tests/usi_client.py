@@ -128,7 +128,8 @@ class UsiProcess(UsiClient):
         """usi ... usiok, isready ... readyok; returns the usi reply."""
         return super().handshake(timeout=10.0, ready_timeout=10.0)
 
-    def go(self, position: str, go: str, timeout: float = 30.0) -> tuple[list[Line], float]:  # type: ignore[override]
+    def go(self, position: str, go: str,  # type: ignore[override]
+           timeout: float = 30.0) -> tuple[list[Line], float]:
         """Send ``position`` and ``go``; returns (lines up to bestmove, go write time)."""
         self.send(position)
         at = self.send(go)

@@ -1,13 +1,13 @@
 """``usi-engine csa``: play on a CSA server (floodgate) with a USI engine.
 
-The bridge logs in, agrees to the game the server proposes, and relays moves between
-the server (CSA protocol 1.2.1, :mod:`usi_engine.csa.protocol`) and a USI engine
-child process (the package's USI client, :mod:`usi_engine.usi.client`): this engine by default, any USI engine
-with ``--engine``. It mirrors the server's clocks (:mod:`usi_engine.csa.clock`),
-sends floodgate's ``'* <score> <pv>`` comment with each move, ponders when asked,
-keeps the connection alive, plays ``--games N`` games reconnecting with back-off,
-and writes a timestamped log and a CSA record of each game. The password is never
-printed, logged or recorded.
+The bridge logs in, agrees to the game the server proposes, and relays moves between the
+server (CSA protocol 1.2.1, :mod:`usi_engine.csa.protocol`) and a USI engine child
+process (driven by the package's USI client, :mod:`usi_engine.usi.client`): this engine
+by default, any USI engine with ``--engine``. It mirrors the server's clocks
+(:mod:`usi_engine.csa.clock`), sends floodgate's ``'* <score> <pv>`` comment with each
+move, ponders when asked, keeps the connection alive, plays ``--games N`` games
+reconnecting with back-off, and writes a timestamped log and a CSA record of each game.
+The password is never printed, logged or recorded.
 
 One thread (the caller's) runs everything; reader threads only turn the server's
 and the engine's lines into events on one queue.
@@ -239,7 +239,8 @@ class Bridge:
             if not engine.has_option(name):
                 self.note(f"warning: the engine has no option {name}; sent anyway")
             self._to_engine(f"setoption name {name} value {value}")
-        self._to_engine(f"setoption name USI_Ponder value {'true' if self.config.ponder else 'false'}")
+        self._to_engine("setoption name USI_Ponder value "
+                        + ("true" if self.config.ponder else "false"))
         return True
 
     # --- connection ---

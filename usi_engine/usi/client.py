@@ -210,13 +210,14 @@ class UsiClient:
     """A USI engine in a child process.
 
     ``command`` is a list, or a string (see :func:`split_command`); ``cwd`` and ``env``
-    go to :class:`subprocess.Popen`.  ``name`` names the engine in error messages until
-    its ``id name`` is read (default: the program's file name; a ``name`` given is kept).  ``log(direction, text)``
-    is called for every line: ``"send"``, ``"recv"`` (from the reader thread, as it
-    arrives) and ``"stderr"``.  With ``record`` every line read is also kept in
-    :attr:`lines`.  ``new_session`` starts the engine in a session of its own (Ctrl-C
-    in the terminal then reaches only the caller, which quits it).  The process starts
-    at once unless ``start`` is False (then call :meth:`start`); OSError if it cannot.
+    go to :class:`subprocess.Popen`. ``name`` names the engine in error messages (when
+    none is given: the program's file name until the engine's ``id name`` is read).
+    ``log(direction, text)`` is called for every line: ``"send"``, ``"recv"`` (from the
+    reader thread, as it arrives) and ``"stderr"``. With ``record`` every line read is
+    also kept in :attr:`lines`. ``new_session`` starts the engine in a session of its
+    own (Ctrl-C in the terminal then reaches only the caller, which quits it). The
+    process starts at once unless ``start`` is False (then call :meth:`start`); OSError
+    if it cannot.
 
     Example::
 
@@ -392,9 +393,8 @@ class UsiClient:
                 self.proc.stdin.flush()
         except (OSError, ValueError) as exc:
             code = self.returncode
-            raise UsiEngineExited(f"{self.name} exited{f' (exit code {code})' if code is not None else ''}"
-                                  f": cannot write to it ({exc}){self._stderr_detail()}",
-                                  code) from None
+            raise UsiEngineExited(f"{self.name} exited{self._code_detail(code)}: cannot write "
+                                  f"to it ({exc}){self._stderr_detail()}", code) from None
         return at
 
     def try_send(self, *lines: str) -> bool:
@@ -407,6 +407,10 @@ class UsiClient:
 
     # --- reading ---------------------------------------------------------------------------
 
+    @staticmethod
+    def _code_detail(code: int | None) -> str:
+        return "" if code is None else f" (exit code {code})"
+
     def _stderr_detail(self) -> str:
         tail = " | ".join(t for t in self.stderr_tail if t)
         return f"; its last stderr: {tail[-300:]}" if tail else ""
@@ -418,9 +422,8 @@ class UsiClient:
             except subprocess.TimeoutExpired:
                 pass
         code = self.returncode
-        tail = self._stderr_detail()
-        return UsiEngineExited(f"{self.name} exited{f' (exit code {code})' if code is not None else ''}"
-                               f" while waiting for {waiting_for}{tail}", code)
+        return UsiEngineExited(f"{self.name} exited{self._code_detail(code)} while waiting for "
+                               f"{waiting_for}{self._stderr_detail()}", code)
 
     def read_line(self, timeout: float | None = 10.0, waiting_for: str = "output") -> Line:
         """The next line; UsiTimeout after ``timeout`` s (None: wait for ever),
@@ -642,7 +645,9 @@ class UsiClient:
         self._close_files()
         return proc.returncode
 
-    close = quit
+    def close(self) -> None:
+        """:meth:`quit` with its default time-out (what the context manager calls)."""
+        self.quit()
 
     def kill(self) -> None:
         """End the process at once (no-op when it is not running)."""
@@ -669,7 +674,7 @@ class UsiClient:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.quit()
+        self.close()
 
     def __repr__(self) -> str:
         state = "not started" if self.proc is None else (
