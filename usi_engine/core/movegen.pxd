@@ -10,7 +10,6 @@ cdef enum:
 
 cdef int generate(const Pos* p, int* out, int kind) noexcept nogil
 cdef int drop_dominated(const Pos* p, int* moves, int n) noexcept nogil
-cdef int drop_unpromoted(const Pos* p, int* moves, int n) noexcept nogil
 cdef bint gives_check(const Pos* p, int m) noexcept nogil
 cdef bint is_legal(const Pos* p, int m) noexcept nogil
 cdef bint is_pawn_drop_mate(const Pos* p, int to) noexcept nogil

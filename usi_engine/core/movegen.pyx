@@ -410,24 +410,6 @@ cdef int drop_dominated(const Pos* p, int* moves, int n) noexcept nogil:
     return k
 
 
-cdef int drop_unpromoted(const Pos* p, int* moves, int n) noexcept nogil:
-    """Leave out of moves[0:n] (in place; returns the new count) every non-promotion
-    that could have promoted: for quiescence, whose captures are weighed by material,
-    where the promoted piece is never worth less and the two variants of one capture
-    would take two of its few places."""
-    cdef bb_t zone = usi_tables.zone[p.side]
-    cdef int i, m, k = 0
-    for i in range(n):
-        m = moves[i]
-        if (not move_is_drop(m) and not move_is_promotion(m)
-                and can_promote_type(piece_type(p.board[move_from(m)]))
-                and (bb_test(zone, move_from(m)) or bb_test(zone, move_to(m)))):
-            continue
-        moves[k] = m
-        k += 1
-    return k
-
-
 cdef int generate(const Pos* p, int* out, int kind) noexcept nogil:
     """Write the requested legal moves to out (room for MAX_MOVES) and return how many."""
     cdef int n, i, k

@@ -52,8 +52,6 @@ cdef struct Context:
     RootMove* root_moves
     int root_count
     int pv_index
-    int root_delta                # beta - alpha of the root's current aspiration window
-    int cutoff_cnt[MAX_PLY + 3]   # beta cut-offs at each ply below the node two plies up
 
 
 cdef inline int mate_in(int ply) noexcept nogil:
@@ -82,7 +80,6 @@ cdef inline int value_from_tt(int v, int ply) noexcept nogil:
 
 
 cdef void iterate(Context* c, int depth, int multipv) noexcept nogil
-cdef bint skips_dominated() noexcept nogil
 
 
 cdef inline bint is_mate_score(int v) noexcept nogil:

@@ -18,7 +18,7 @@ cdef enum:
     CORR_LIMIT = 1024            # a correction entry saturates near this (1024: 64 cp)
     PAWN_HIST_BITS = 9           # the pawn history: 512 pawn placements per side ...
     PAWN_HIST_MAX = 8192         # ... saturating near this
-    BUTTERFLY_MAX_SIZED = 7183   # shape 1 (YaneuraOu's sizes): the butterfly's limit ...
+    BUTTERFLY_MAX_SIZED = 7183   # YaneuraOu's sizes: the butterfly's limit ...
     CONT_MAX_SIZED = 30000       # ... and the continuation histories'
     LOW_PLY = 5                  # the low-ply history covers plies 0..4 ...
     LOW_PLY_MAX = 7183           # ... saturating near this
@@ -27,22 +27,13 @@ cdef enum:
 
 
 cdef struct History:
-    int shape                             # 0: bonus depth^2 for the cut-off move, the same
-                                          # malus for the quiet moves tried before it, one
-                                          # limit; 1: YaneuraOu's sizes (see history_cutoff)
     int killers[HISTORY_PLY][2]
     int butterfly[2][88][81]
     int counter[2][PIECE_TO]              # [side][the opponent's piece-to]: the reply
                                           # that refuted that move last
     int16_t cont[2][PIECE_TO][PIECE_TO]   # [side][previous piece-to][this move's piece-to]
-    int cont_plies                        # 1: the moves 3, 4 and 6 plies back order the
-                                          # quiet moves too and learn from cut-offs (as in
-                                          # YaneuraOu's picker); 0: only 1 and 2 back
     int16_t pawn_hist[2][1 << PAWN_HIST_BITS][PIECE_TO]   # [side][pawn placement][piece-to]
-    int low_ply_on                        # 1: quiet moves near the root ordered by the
-                                          # low-ply history too
     int16_t low_ply[LOW_PLY][88][81]      # [ply][origin][destination], this search only
-    int capt_hist                         # 1: captures ordered by the capture history too
     int16_t capt[2][PIECE_TO][16]         # [side][capturing piece-to][victim's type]
     int16_t corr_pawn[2][CORR_SIZE]       # static-score error by pawn placement ...
     int16_t corr_hand[2][CORR_SIZE]       # ... and by the pieces in both hands
@@ -77,40 +68,14 @@ cdef inline void correction_update(History* h, int side, int pawn_index, int han
 cdef inline int quiet_score(const History* h, int side, int m, int key, int prev1,
                             int prev2) noexcept nogil:
     """The ordering score of quiet move m (piece-to `key`) after the moves prev1 and
-    prev2 (piece-to, or NO_PIECE_TO); with shape 1 the butterfly counts twice, as in
-    YaneuraOu's statScore."""
-    cdef int s = h.butterfly[side][move_from(m)][move_to(m)] * (1 + h.shape)
+    prev2 (piece-to, or NO_PIECE_TO); the butterfly counts twice, as in YaneuraOu's
+    statScore."""
+    cdef int s = 2 * h.butterfly[side][move_from(m)][move_to(m)]
     if prev1 >= 0:
         s += h.cont[side][prev1][key]
     if prev2 >= 0:
         s += h.cont[side][prev2][key]
     return s
-
-
-cdef inline int far_cont_score(const History* h, int side, int key, int prev3, int prev4,
-                                int prev6) noexcept nogil:
-    """The continuation histories of a quiet move (piece-to `key`) after the moves 3,
-    4 and 6 plies back (piece-to, or NO_PIECE_TO), added to its ordering score when
-    cont_plies is set."""
-    cdef int s = 0
-    if prev3 >= 0:
-        s += h.cont[side][prev3][key]
-    if prev4 >= 0:
-        s += h.cont[side][prev4][key]
-    if prev6 >= 0:
-        s += h.cont[side][prev6][key]
-    return s
-
-
-cdef inline void _far_cont_update(History* h, int side, int key, int prev3, int prev4,
-                                  int prev6, int bonus, int limit) noexcept nogil:
-    # YaneuraOu's weights of the moves 3, 4 and 6 plies back: 288, 576 and 441 / 1024
-    if prev3 >= 0:
-        _gravity16(&h.cont[side][prev3][key], bonus * 288 // 1024, limit)
-    if prev4 >= 0:
-        _gravity16(&h.cont[side][prev4][key], bonus * 576 // 1024, limit)
-    if prev6 >= 0:
-        _gravity16(&h.cont[side][prev6][key], bonus * 441 // 1024, limit)
 
 
 cdef inline void pawn_history_cutoff(History* h, int side, int index, int key,
@@ -133,7 +98,7 @@ cdef inline int capture_history(const History* h, int side, int key,
                                 int victim) noexcept nogil:
     """How often capturing `victim` (a piece type, EMPTY for a quiet promotion) with the
     piece-to `key` has refuted positions lately: added to its MVV-LVA ordering key."""
-    return h.capt[side][key][victim & 15] if h.capt_hist else 0
+    return h.capt[side][key][victim & 15]
 
 
 cdef inline void capture_history_cutoff(History* h, int side, int key, int victim,
@@ -147,8 +112,6 @@ cdef inline void capture_history_cutoff(History* h, int side, int key, int victi
     cdef int bonus = min(143 * depth - 89, 1496)
     cdef int malus = min(737 * depth - 179, 3141)
     cdef int i
-    if not h.capt_hist:
-        return
     if capture_cut:
         _gravity16(&h.capt[side][key][victim & 15], bonus, CAPT_HIST_MAX)
     for i in range(n_tried):
@@ -158,8 +121,7 @@ cdef inline void capture_history_cutoff(History* h, int side, int key, int victi
 
 cdef inline void butterfly_bonus(History* h, int side, int m, int bonus) noexcept nogil:
     """Raise (or lower) quiet move m's butterfly entry alone."""
-    _gravity(&h.butterfly[side][move_from(m)][move_to(m)], bonus,
-             BUTTERFLY_MAX_SIZED if h.shape else HISTORY_MAX)
+    _gravity(&h.butterfly[side][move_from(m)][move_to(m)], bonus, BUTTERFLY_MAX_SIZED)
 
 
 cdef inline void low_ply_reset(History* h) noexcept nogil:
@@ -174,25 +136,15 @@ cdef inline void low_ply_reset(History* h) noexcept nogil:
 
 cdef inline int low_ply_score(const History* h, int ply, int m) noexcept nogil:
     """Quiet move m's ordering bonus at ply from the low-ply history (YaneuraOu's
-    8 x entry / (1 + ply)), 0 beyond LOW_PLY or when off."""
-    if not h.low_ply_on or ply >= LOW_PLY:
+    8 x entry / (1 + ply)), 0 beyond LOW_PLY."""
+    if ply >= LOW_PLY:
         return 0
     return 8 * h.low_ply[ply][move_from(m)][move_to(m)] // (1 + ply)
 
 
 cdef inline void _low_ply_update(History* h, int ply, int m, int bonus) noexcept nogil:
-    if h.low_ply_on and ply < LOW_PLY:
+    if ply < LOW_PLY:
         _gravity16(&h.low_ply[ply][move_from(m)][move_to(m)], bonus * 761 // 1024, LOW_PLY_MAX)
-
-
-cdef inline void history_update(History* h, int side, int m, int key, int prev1, int prev2,
-                                int bonus) noexcept nogil:
-    """Reward (bonus > 0) or punish (bonus < 0) quiet move m in every table."""
-    _gravity(&h.butterfly[side][move_from(m)][move_to(m)], bonus)
-    if prev1 >= 0:
-        _gravity16(&h.cont[side][prev1][key], bonus)
-    if prev2 >= 0:
-        _gravity16(&h.cont[side][prev2][key], bonus)
 
 
 cdef inline void _history_update_sized(History* h, int side, int m, int key, int prev1,
@@ -218,42 +170,21 @@ cdef inline void history_cont_bonus(History* h, int side, int key, int prev1, in
 
 cdef inline void history_cutoff(History* h, int side, int m, int key, int prev1, int prev2,
                                 int ply, int depth, const int* tried, const int* tried_keys,
-                                int n_tried, int scale=1, int prev3=NO_PIECE_TO,
-                                int prev4=NO_PIECE_TO, int prev6=NO_PIECE_TO) noexcept nogil:
+                                int n_tried) noexcept nogil:
     """Quiet move m refuted the position: it becomes a killer and the counter move of
-    prev1, its statistics rise and those of the quiet moves tried before it fall.
-    Shape 0: by scale x depth^2 (depth at most 17) both ways.  Shape 1 (YaneuraOu's
-    sizes): a bonus of min(128 depth - 77, 1529) x 0.79 and a larger malus,
+    prev1, its statistics rise and those of the quiet moves tried before it fall, by
+    YaneuraOu's sizes: a bonus of min(128 depth - 77, 1529) x 0.79 and a larger malus,
     min(882 depth - 204, 2122) x 1.09, shrinking by 5% with each earlier move, so that
     the tables follow the recent search instead of summing the whole game."""
-    cdef int bonus = scale * (depth * depth if depth < 17 else 289)
-    cdef int malus
+    cdef int bonus = min(128 * depth - 77, 1529) * 806 // 1024
+    cdef int malus = min(882 * depth - 204, 2122) * 1113 // 1024
     cdef int i
-    if h.shape:
-        bonus = min(128 * depth - 77, 1529) * 806 // 1024
-        malus = min(882 * depth - 204, 2122) * 1113 // 1024
-        _history_update_sized(h, side, m, key, prev1, prev2, bonus)
-        _low_ply_update(h, ply, m, bonus)
-        if h.cont_plies:
-            _far_cont_update(h, side, key, prev3, prev4, prev6, bonus, CONT_MAX_SIZED)
-        for i in range(n_tried):
-            malus = malus * 977 // 1024
-            _history_update_sized(h, side, tried[i], tried_keys[i], prev1, prev2, -malus)
-            _low_ply_update(h, ply, tried[i], -malus)
-            if h.cont_plies:
-                _far_cont_update(h, side, tried_keys[i], prev3, prev4, prev6, -malus,
-                                 CONT_MAX_SIZED)
-    else:
-        history_update(h, side, m, key, prev1, prev2, bonus)
-        _low_ply_update(h, ply, m, bonus)
-        if h.cont_plies:
-            _far_cont_update(h, side, key, prev3, prev4, prev6, bonus, HISTORY_MAX)
-        for i in range(n_tried):
-            history_update(h, side, tried[i], tried_keys[i], prev1, prev2, -bonus)
-            _low_ply_update(h, ply, tried[i], -bonus)
-            if h.cont_plies:
-                _far_cont_update(h, side, tried_keys[i], prev3, prev4, prev6, -bonus,
-                                 HISTORY_MAX)
+    _history_update_sized(h, side, m, key, prev1, prev2, bonus)
+    _low_ply_update(h, ply, m, bonus)
+    for i in range(n_tried):
+        malus = malus * 977 // 1024
+        _history_update_sized(h, side, tried[i], tried_keys[i], prev1, prev2, -malus)
+        _low_ply_update(h, ply, tried[i], -malus)
     if ply < HISTORY_PLY and h.killers[ply][0] != m:
         h.killers[ply][1] = h.killers[ply][0]
         h.killers[ply][0] = m

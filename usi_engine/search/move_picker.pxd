@@ -11,12 +11,11 @@
 from usi_engine.core.types cimport *
 from usi_engine.core.position cimport Pos, pieces, gold_movers
 from usi_engine.core.bitboard cimport *
-from usi_engine.core.movegen cimport (GEN_LEGAL, GEN_CAPTURES, GEN_QUIETS, GEN_CHECKS, generate,
-                                 drop_dominated,
-                                  is_legal)
+from usi_engine.core.movegen cimport (GEN_LEGAL, GEN_CAPTURES, GEN_QUIETS, GEN_CHECKS,
+                                      generate, drop_dominated, is_legal)
 from usi_engine.core.see cimport see_ge, see_value
-from usi_engine.search.history cimport (History, NO_PIECE_TO, piece_to, quiet_score, far_cont_score,
-                                 capture_history, low_ply_score)
+from usi_engine.search.history cimport (History, NO_PIECE_TO, piece_to, quiet_score,
+                                        capture_history, low_ply_score)
 from usi_engine.search.alphabeta cimport Context
 
 cdef enum:
@@ -34,7 +33,6 @@ cdef enum:
     KEY_GOOD_CAPTURE = 1 << 24
     KEY_KILLER = 1 << 23
     KEY_BAD_CAPTURE = -(1 << 22)
-    CHECK_SEE_MARGIN = 75       # a quiet check losing up to this by SEE still gets the bonus
 
 
 cdef struct MovePicker:
@@ -50,16 +48,10 @@ cdef struct MovePicker:
     int n_special
     int ply
     bint all_at_once
-    bint presort                # quiets sorted once (partial insertion sort), else picked
-    int quiet_limit             # presort: quiets scoring below this stay unsorted
+    int quiet_limit             # quiets scoring below this are left unsorted
     int threat_bonus            # ordering bonus of a quiet move that takes a piece out of
                                 # a cheaper piece's attack (malus: into it); 0: none
-    int check_bonus             # ordering bonus of a quiet move that checks directly and
-                                # does not lose more than a pawn by SEE; 0: none
-    bint root_by_key            # the root's moves after its first one in the order of
-                                # interior nodes (history), not of the last iteration
     int pawn_index              # the position's pawn-history row, or -1: none used
-    bint skip_dominated         # leave out the non-promotions a promotion dominates
     bint skip_quiets            # quiet moves that do not give check are pruned from here
                                 # on (the search says so once it prunes one): the quiet
                                 # stage then generates only the quiet checks
@@ -132,10 +124,6 @@ cdef inline void score_moves(Context* c, const int* moves, int* scores, int n, i
         else:
             scores[i] = (quiet_score(&c.hist, p.side, m, move_key(p, m), prev1, prev2)
                          + low_ply_score(&c.hist, ply, m))
-            if c.hist.cont_plies:
-                scores[i] += far_cont_score(&c.hist, p.side, move_key(p, m),
-                                            previous_key(c, ply, 3), previous_key(c, ply, 4),
-                                            previous_key(c, ply, 6))
 
 
 cdef inline int pick_best(int* moves, int* scores, int start, int n) noexcept nogil:
@@ -177,24 +165,20 @@ cdef inline void partial_insertion_sort(int* moves, int* scores, int begin, int 
 
 cdef inline void picker_init(MovePicker* mp, const Context* c, int tt_move, int ply,
                              bint all_at_once, int quiet_limit=0,
-                             bint presort=False, int threat_bonus=0,
-                             int check_bonus=0, bint skip_dominated=False) noexcept nogil:
+                             int threat_bonus=0) noexcept nogil:
     """Start picking at this node; all_at_once at the root (whose list the caller
-    fills) and in check.  With presort the quiet moves are sorted once, those with a
-    history score below quiet_limit left unsorted after the rest."""
+    fills) and in check.  The quiet moves are sorted once, those with a history score
+    below quiet_limit left unsorted after the rest.  The non-promotions that a
+    promotion dominates are never handed out."""
     # (the root searches its own list in order, the TT move included)
     mp.tt_move = tt_move if ply > 0 and tt_move and is_legal(&c.pos, tt_move) else 0
     mp.stage = STAGE_TT
     mp.cur = mp.n = mp.n_captures = mp.bad_start = mp.n_special = 0
     mp.ply = ply
     mp.all_at_once = all_at_once
-    mp.presort = presort
     mp.quiet_limit = quiet_limit
     mp.threat_bonus = threat_bonus
-    mp.check_bonus = check_bonus
-    mp.root_by_key = False
     mp.skip_quiets = False
-    mp.skip_dominated = skip_dominated
     mp.pawn_index = -1
 
 
@@ -241,34 +225,6 @@ cdef inline int threat_term(const Pos* p, int m, bb_t by_pawn, bb_t by_minor,
     if bb_test(danger, from_sq):
         return 0 if bb_test(danger, to_sq) else bonus
     return -bonus if bb_test(danger, to_sq) else 0
-
-
-cdef inline void check_squares(const Pos* p, bb_t* squares) noexcept nogil:
-    """squares[pt]: where a piece of ours of type pt (1..14, as it stands after the move)
-    would attack the enemy king directly, on the current occupancy."""
-    cdef int them = p.side ^ 1
-    cdef int ek = p.king_sq[them]
-    cdef int pt
-    for pt in range(PAWN, DRAGON + 1):
-        squares[pt] = (piece_attacks(make_piece(them, pt), ek, p.occupied)
-                       if ek >= 0 and pt != KING else 0)
-
-
-cdef inline void add_check_bonus(const Pos* p, const int* moves, int* scores, int begin,
-                                 int end, int bonus) noexcept nogil:
-    """Raise the quiet moves that give a direct check and lose at most a pawn by SEE
-    (as YaneuraOu's and Stockfish's pickers order them): in shogi most attacks on the
-    king start with such a move, and the history tables know little of them."""
-    cdef bb_t squares[16]
-    cdef int k, m, pt
-    check_squares(p, squares)
-    for k in range(begin, end):
-        m = moves[k]
-        pt = moved_type(p, m)
-        if move_is_promotion(m):
-            pt += PROMOTED
-        if bb_test(squares[pt], move_to(m)) and see_ge(p, m, -CHECK_SEE_MARGIN):
-            scores[k] += bonus
 
 
 cdef inline int quiet_checks(const Pos* p, int* moves) noexcept nogil:
@@ -327,7 +283,7 @@ cdef inline int _next_special(MovePicker* mp, Context* c) noexcept nogil:
 
 cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
     """The next move to search at this node, or 0 when there is none left."""
-    cdef int m, k, victim, prev1, prev2, prev3, prev4, prev6
+    cdef int m, k, victim, prev1, prev2
     cdef bb_t by_pawn, by_minor
     while True:
         if mp.stage == STAGE_TT:
@@ -336,8 +292,7 @@ cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
                 return mp.tt_move
         elif mp.stage == STAGE_CAPTURES_INIT:
             mp.n = mp.n_captures = generate(&c.pos, mp.moves, GEN_CAPTURES)
-            if mp.skip_dominated:
-                mp.n = mp.n_captures = drop_dominated(&c.pos, mp.moves, mp.n)
+            mp.n = mp.n_captures = drop_dominated(&c.pos, mp.moves, mp.n)
             for k in range(mp.n):
                 mp.scores[k] = capture_key(&c.pos, mp.moves[k], True)
                 # (a promotion that captures nothing keeps its place by its gain: a
@@ -369,9 +324,8 @@ cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
                 mp.n = mp.n_captures + quiet_checks(&c.pos, mp.moves + mp.n_captures)
             else:
                 mp.n = mp.n_captures + generate(&c.pos, mp.moves + mp.n_captures, GEN_QUIETS)
-            if mp.skip_dominated:
-                mp.n = mp.n_captures + drop_dominated(&c.pos, mp.moves + mp.n_captures,
-                                                      mp.n - mp.n_captures)
+            mp.n = mp.n_captures + drop_dominated(&c.pos, mp.moves + mp.n_captures,
+                                                  mp.n - mp.n_captures)
             prev1 = previous_key(c, mp.ply, 1)
             prev2 = previous_key(c, mp.ply, 2)
             for k in range(mp.n_captures, mp.n):
@@ -382,29 +336,16 @@ cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
                 for k in range(mp.n_captures, mp.n):
                     mp.scores[k] += 2 * c.hist.pawn_hist[c.pos.side][mp.pawn_index][
                         move_key(&c.pos, mp.moves[k])]
-            if c.hist.cont_plies:
-                prev3 = previous_key(c, mp.ply, 3)
-                prev4 = previous_key(c, mp.ply, 4)
-                prev6 = previous_key(c, mp.ply, 6)
-                for k in range(mp.n_captures, mp.n):
-                    mp.scores[k] += far_cont_score(&c.hist, c.pos.side,
-                                                   move_key(&c.pos, mp.moves[k]),
-                                                   prev3, prev4, prev6)
             if mp.threat_bonus:
                 threat_maps(&c.pos, &by_pawn, &by_minor)
                 for k in range(mp.n_captures, mp.n):
                     mp.scores[k] += threat_term(&c.pos, mp.moves[k], by_pawn, by_minor,
                                                 mp.threat_bonus)
-            if mp.check_bonus:
-                add_check_bonus(&c.pos, mp.moves, mp.scores, mp.n_captures, mp.n,
-                                mp.check_bonus)
-            if mp.presort:
-                partial_insertion_sort(mp.moves, mp.scores, mp.n_captures, mp.n,
-                                       mp.quiet_limit)
+            partial_insertion_sort(mp.moves, mp.scores, mp.n_captures, mp.n, mp.quiet_limit)
             mp.cur = mp.n_captures
             mp.stage = STAGE_QUIETS
         elif mp.stage == STAGE_QUIETS:
-            m = _pick_from(mp, mp.n, not mp.presort)
+            m = _pick_from(mp, mp.n, False)
             if m:
                 return m
             mp.cur = mp.bad_start
@@ -417,18 +358,13 @@ cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
         elif mp.stage == STAGE_ALL_INIT:
             if mp.ply > 0:
                 mp.n = generate(&c.pos, mp.moves, GEN_LEGAL)
-                if mp.skip_dominated:
-                    mp.n = drop_dominated(&c.pos, mp.moves, mp.n)
+                mp.n = drop_dominated(&c.pos, mp.moves, mp.n)
             score_moves(c, mp.moves, mp.scores, mp.n, mp.tt_move, mp.ply, True)
-            if mp.ply == 0 and mp.root_by_key and mp.n > 0:
-                mp.scores[0] = KEY_TT       # the last iteration's best move stays first
             mp.cur = 0
             mp.stage = STAGE_ALL
         elif mp.stage == STAGE_ALL:
-            # (the root keeps the order of its list, which the last iteration sorted,
-            # unless root_by_key: then after the best move come captures, killers and
-            # quiet moves by history, as at other nodes)
-            m = _pick_from(mp, mp.n, mp.ply > 0 or mp.root_by_key)
+            # (the root keeps the order of its list, which the last iteration sorted)
+            m = _pick_from(mp, mp.n, mp.ply > 0)
             if m:
                 return m
             mp.stage = STAGE_DONE

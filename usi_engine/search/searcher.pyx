@@ -32,7 +32,7 @@ from usi_engine.core.control cimport (ctl_stop, ctl_clear_stop, ctl_start, ctl_d
 from usi_engine.eval.kp cimport kp_active_net
 from usi_engine.search.alphabeta cimport (MAX_PLY, MAX_ROOT_MOVES, VALUE_INFINITE, VALUE_MATE,
                               VALUE_MATE_IN_MAX_PLY, NO_DEADLINE, RootMove, Context, iterate,
-                              skips_dominated, value_from_tt)
+                              value_from_tt)
 from usi_engine.search.threads cimport (helper_search, new_context, free_context, forget_history,
                                  prepare_helper)
 from usi_engine.search.history cimport NO_PIECE_TO, quiet_score
@@ -263,8 +263,8 @@ cdef class Searcher:
         if searchmoves:
             allowed = set(searchmoves)
             n = _filter_moves(moves, n, allowed)
-        elif skips_dominated():
-            n = drop_dominated(&c.pos, moves, n)
+        else:
+            n = drop_dominated(&c.pos, moves, n)    # (as everywhere in the search)
         c.root_count = n
         for i in range(n):
             memset(&c.root_moves[i], 0, sizeof(RootMove))
@@ -564,8 +564,7 @@ cdef int _filter_moves(int* moves, int n, set allowed):
     return k
 
 
-def _picker_sequence(position, int quiet_limit, bint presort, int seed=1,
-                     bint skip_quiets=False):
+def _picker_sequence(position, int quiet_limit, int seed=1, bint skip_quiets=False):
     """Test hook: the moves of `position` (not in check) in the order the staged
     picker hands them out at an interior node with no TT move, after a butterfly
     history filled from `seed`, with the history score of each quiet move (None for
@@ -587,7 +586,7 @@ def _picker_sequence(position, int quiet_limit, bint presort, int seed=1,
                     x ^= x << 13; x ^= x >> 7; x ^= x << 17
                     c.hist.butterfly[side][f][t] = <int>(x % 20001) - 10000
         c.move_keys[0] = NO_PIECE_TO
-        picker_init(&mp, c, 0, 1, False, quiet_limit, presort)
+        picker_init(&mp, c, 0, 1, False, quiet_limit)
         mp.skip_quiets = skip_quiets
         order = []
         while True:
