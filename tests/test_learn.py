@@ -6,6 +6,7 @@ from usi_engine.eval import weights as eval_weights
 
 from usi_engine.eval import kp
 
+from usi_engine.training import data as training_data
 from usi_engine.training import learn
 from usi_engine.eval.handwritten import evaluate_sfen as hand_evaluate
 from usi_engine.core.packed import PSV_DTYPE, move_to_psv, pack
@@ -46,11 +47,12 @@ def data_files(tmp_path_factory):
 
 def test_training_steps_lower_the_loss_on_a_fixed_data_set(data_files):
     cfg = learn.TrainConfig(lr=2.0)
-    data = learn.decode(learn.read_records(learn.psv_files([data_files])), cfg.max_score)
+    data = training_data.decode(
+        training_data.read_records(training_data.record_files([data_files])), cfg.max_score)
     features = kp.features(data.board, data.hands, data.side)
     start = eval_weights.hand_projection()
     model = learn.Model(start)
-    optimizer = learn.Adam(model.w.size)
+    optimizer = learn.new_optimizer(model)
     before, _ = learn.loss_terms(model, features, data, cfg)
     for _ in range(30):
         learn.train_step(model, optimizer, features, data, start, cfg, cfg.lr)
@@ -66,7 +68,7 @@ def test_decode_leaves_out_captures_and_decided_scores():
     capture = pos.parse_usi("8h2b+")
     records[1]["sfen"] = np.frombuffer(pack(pos), dtype=np.uint8)
     records[1]["move"] = move_to_psv(pos, capture)
-    assert len(learn.decode(records, 3000)) == 18
+    assert len(training_data.decode(records, 3000)) == 18
 
 
 def test_learn_writes_weights_that_the_engine_loads(data_files, tmp_path):
@@ -81,4 +83,4 @@ def test_learn_writes_weights_that_the_engine_loads(data_files, tmp_path):
 def test_a_file_of_partial_records_is_refused(tmp_path):
     (tmp_path / "bad.psv").write_bytes(b"\0" * 41)
     with pytest.raises(ValueError, match="40-byte records"):
-        learn.read_records([tmp_path / "bad.psv"])
+        training_data.read_records([tmp_path / "bad.psv"])

@@ -9,7 +9,7 @@ from usi_engine.eval import weights as eval_weights
 
 from usi_engine.eval import kp
 
-from usi_engine.training import learn
+from usi_engine.training import data as training_data
 
 from usi_engine.training import learn_net
 from usi_engine.eval.loader import EvalLoader
@@ -144,11 +144,12 @@ def data_files(tmp_path_factory):
 
 def test_training_steps_lower_the_network_loss_on_a_fixed_data_set(data_files):
     cfg = learn_net.NetConfig(lr=3e-3, out_lr=2.0)
-    data = learn.decode(learn.read_records(learn.psv_files([data_files])), cfg.max_score)
+    data = training_data.decode(
+        training_data.read_records(training_data.record_files([data_files])), cfg.max_score)
     features = kp.features(data.board, data.hands, data.side)
     start = eval_weights.hand_projection().astype(np.float32)
     net = learn_net.Net(start, cfg.hidden, np.random.default_rng(1))
-    opt = learn_net.Adam(net.params())
+    opt = learn_net.new_optimizer(net)
     before = learn_net.loss_and_grad(learn_net.forward(net, net.first_layer(), features,
                                                        data.side)[0], data, cfg)[0]
     for _ in range(40):
@@ -160,7 +161,8 @@ def test_training_steps_lower_the_network_loss_on_a_fixed_data_set(data_files):
 
 def test_the_backward_pass_matches_finite_differences(data_files):
     cfg = learn_net.NetConfig()
-    data = learn.decode(learn.read_records(learn.psv_files([data_files])), cfg.max_score)
+    data = training_data.decode(
+        training_data.read_records(training_data.record_files([data_files])), cfg.max_score)
     part = data.subset(np.arange(40))
     features = kp.features(part.board, part.hands, part.side)
     rng = np.random.default_rng(2)
@@ -202,7 +204,7 @@ def test_learn_net_started_from_a_network_file_begins_at_that_networks_loss(
     start = tmp_path / "start.bin"
     eval_weights.write_net(start, _random_net(8))
     cfg = learn_net.NetConfig(epochs=1, batch_size=64, init=str(start))
-    _, val_set, *_ = learn.load_data([data_files], cfg.val_fraction, cfg.max_score)
+    val_set = training_data.load_data([data_files], cfg.val_fraction, cfg.max_score).validation
     expected = learn_net.evaluate_loss(_float_model(eval_weights.read_net(start)), val_set, cfg)
     summary = learn_net.train_net([data_files], tmp_path / "out.bin", cfg,
                                   log=lambda line: None)

@@ -137,9 +137,9 @@ def test_quiet_only_drops_captures_and_big_scores_unasked(data, tmp_path):
 
 def test_output_is_read_by_learn_and_by_cshogi(data, tmp_path):
     cshogi = pytest.importorskip("cshogi")
-    from usi_engine.training.learn import psv_files, read_records
+    from usi_engine.training.data import read_records, record_files
     assert relabel(data, tmp_path / "out") == 0
-    ours = read_records(psv_files([tmp_path / "out"]))
+    ours = read_records(record_files([tmp_path / "out"]))
     theirs = np.concatenate([np.fromfile(tmp_path / "out" / name, dtype=cshogi.PackedSfenValue)
                              for name in ("a.psv", "b.psv")])
     assert len(ours) == len(theirs) == 20

@@ -34,10 +34,13 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
 import numpy as np
 
 from usi_engine.core.packed import PSV_DTYPE, move_to_psv, pack
 from usi_engine.core.position import Position
+from usi_engine.training.data import SCORE_MATE, stored_cp, stored_mate, write_records
+from usi_engine.training.progress import clear_line, progress_line
 
 #: A game is a draw once it reaches this many plies (the SFEN move number passes it).
 MAX_GAME_PLY = 320
@@ -48,8 +51,6 @@ BALANCED_CP = 300
 BALANCE_CHECK_DEPTH = 3
 #: Tries at a balanced random start before taking the opening without random plies.
 MAX_START_TRIES = 50
-#: Scores are stored as int16: centipawns clamped to this, mate in k as +-(SCORE_MATE - k).
-SCORE_MATE = 32000
 EVAL_KINDS = ("hand", "learned")
 MAX_BATCHES = 10**6
 MANIFEST = "gensfen.json"
@@ -138,12 +139,12 @@ def _new_searcher(settings: Settings):
 
 
 def _stored_score(result) -> int:
-    """The search score as stored: cp clamped to +-SCORE_MATE, mate in k plies as
-    +-(SCORE_MATE - k)."""
+    """The search score as stored (`usi_engine.training.data`): cp clamped to
+    +-SCORE_MATE, mate in k plies as +-(SCORE_MATE - |k|)."""
     if result.score_mate is not None:
         k = result.score_mate
-        return SCORE_MATE - k if k > 0 else -(SCORE_MATE + k)
-    return max(-SCORE_MATE, min(SCORE_MATE, result.score_cp))
+        return stored_mate(k, 1 if k > 0 else -1)
+    return stored_cp(result.score_cp)
 
 
 def _start_position(settings: Settings, rng: random.Random) -> Position:
@@ -230,19 +231,8 @@ def generate_batch(settings: Settings, k: int, counter=None) -> tuple[np.ndarray
     return records, games
 
 
-def write_records(path: Path, records: np.ndarray) -> None:
-    """Write record file `path` whole: to a .tmp file first, then renamed into place,
-    so that a file of that name is always complete (reruns skip it)."""
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        f.write(records.tobytes())
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
 def write_batch(out_dir: Path, k: int, records: np.ndarray) -> None:
-    """Write batch k whole (see `write_records`)."""
+    """Write batch k whole (see `usi_engine.training.data.write_records`)."""
     write_records(batch_path(out_dir, k), records)
 
 
@@ -299,24 +289,6 @@ def _check_manifest(out_dir: Path, settings: Settings) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(mine, indent=1) + "\n", encoding="utf-8")
     os.replace(tmp, path)
-
-
-def _format_seconds(seconds: float) -> str:
-    seconds = int(seconds)
-    return f"{seconds // 3600}h{seconds // 60 % 60:02d}m" if seconds >= 3600 else \
-        f"{seconds // 60}m{seconds % 60:02d}s"
-
-
-def progress_line(command: str, unit: str, done: int, total: int, start: float) -> None:
-    """`command: unit done/total (x%), rate unit/s, time left` rewritten in place on
-    stderr, only when stderr is a terminal."""
-    if not sys.stderr.isatty():
-        return
-    elapsed = time.perf_counter() - start
-    rate = done / elapsed if elapsed > 0 else 0.0
-    left = _format_seconds((total - done) / rate) if rate > 0 else "?"
-    print(f"\r\033[K{command}: {unit} {done}/{total} ({100 * done / max(total, 1):.1f}%), "
-          f"{rate:.1f} {unit}/s, {left} left", end="", file=sys.stderr, flush=True)
 
 
 def _progress(done: int, total: int, start: float) -> None:
@@ -409,7 +381,6 @@ def _run_batches(settings: Settings, out_dir: Path, todo: list[int],
             games += g
             remaining -= 1
             _progress(counter.value, total, start)
-    if sys.stderr.isatty():
-        print("\r\033[K", end="", file=sys.stderr, flush=True)
+    clear_line()
     return positions, games, time.perf_counter() - start
 

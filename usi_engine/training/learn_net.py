@@ -10,10 +10,12 @@ side to move's king.  The accumulators change by a few rows per move, so the sea
 updates them as it updates the KP sums.  The first layer is trained with a factoriser
 (as Stockfish's trainer does): every W1[king square, feature] is the sum of its own
 weight and one shared by all king squares, so rarely seen king squares learn from the
-others.  The loss is `usi_engine.training.learn`'s: the cross-entropy between sigmoid(v / scale)
-and lambda * sigmoid(score / scale) + (1 - lambda) * result.  The network is written
-after each epoch whose validation loss is the best so far (it overfits a small data
-set within a few epochs).
+others.  The loss is the KP learner's (`usi_engine.training.loss`): the cross-entropy
+between sigmoid(v / scale) and lambda * sigmoid(score / scale) + (1 - lambda) * result;
+the data come from `usi_engine.training.data` and the optimiser is
+`usi_engine.training.optim.Adam`, as for `usi_engine.training.learn`.  The network is
+written after each epoch whose validation loss is the best so far (it overfits a small
+data set within a few epochs).
 
     >>> from usi_engine.training.learn_net import NetConfig, train_net   # doctest: +SKIP
     >>> train_net(["data/"], "kpnn.bin", NetConfig(epochs=6))    # doctest: +SKIP
@@ -28,10 +30,12 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from usi_engine.eval import weights as eval_weights
-
 from usi_engine.eval import kp
-from usi_engine.training.learn import Dataset, _batches, load_data, starting_weights
+from usi_engine.eval import weights as eval_weights
+from usi_engine.training.data import (Dataset, batches, batches_in_order, load_data,
+                                      starting_weights)
+from usi_engine.training.loss import excess_cross_entropy
+from usi_engine.training.optim import Adam
 
 W = kp.WEIGHT_COUNT
 F = kp.FEATURES_PER_BUCKET
@@ -102,17 +106,11 @@ def forward(net: Net, table: np.ndarray, features: np.ndarray, side: np.ndarray)
     return v, (us, them, cu, ct)
 
 
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    return 0.5 * (1.0 + np.tanh(0.5 * x))
-
-
 def loss_and_grad(v: np.ndarray, part: Dataset, cfg: NetConfig) -> tuple[float, np.ndarray]:
-    """Mean excess cross-entropy and d(loss)/d(v) times scale, per position."""
-    target = cfg.lambda_ * _sigmoid(part.score / cfg.scale) + (1 - cfg.lambda_) * part.result
-    p = np.clip(_sigmoid(v / cfg.scale), 1e-12, 1 - 1e-12)
-    t = np.clip(target, 1e-12, 1 - 1e-12)
-    excess = t * np.log(t / p) + (1 - t) * np.log((1 - t) / (1 - p))
-    return float(excess.mean()), (p - target).astype(np.float32)
+    """Mean excess cross-entropy and d(loss)/d(v) times scale, per position (float32;
+    see `usi_engine.training.loss.excess_cross_entropy`)."""
+    loss, grad = excess_cross_entropy(v, part.score, part.result, cfg.lambda_, cfg.scale)
+    return loss, grad.astype(np.float32)
 
 
 def backward(net: Net, features: np.ndarray, side: np.ndarray, saved, g: np.ndarray
@@ -145,33 +143,21 @@ def backward(net: Net, features: np.ndarray, side: np.ndarray, saved, g: np.ndar
     return [gkp, gft, gftf, gb1.astype(np.float32), gw2.astype(np.float32), gb2]
 
 
-class Adam:
-    """Adam over a list of float32 arrays."""
+#: Adam's epsilon for the network (gradients of accumulator units).
+ADAM_EPS = 1e-8
 
-    def __init__(self, params: list[np.ndarray]) -> None:
-        self.m = [np.zeros_like(p) for p in params]
-        self.v = [np.zeros_like(p) for p in params]
-        self.t = 0
 
-    def step(self, params: list[np.ndarray], grads: list[np.ndarray], lrs: list[float]) -> None:
-        self.t += 1
-        c1 = 1 - 0.9 ** self.t
-        c2 = 1 - 0.999 ** self.t
-        for p, g, m, v, lr in zip(params, grads, self.m, self.v, lrs):
-            m *= 0.9
-            m += 0.1 * g
-            v *= 0.999
-            v += 0.001 * g * g
-            p -= (lr / c1) * m / (np.sqrt(v / c2) + 1e-8)
+def new_optimizer(net: Net) -> Adam:
+    """The learner's Adam for `net`'s parameters: bias correction on the step size,
+    epsilon 1e-8."""
+    return Adam(net.params(), eps=ADAM_EPS, correct="step")
 
 
 def evaluate_loss(net: Net, data: Dataset, cfg: NetConfig) -> float:
     """Mean excess cross-entropy of the float network over a data set."""
     table = net.first_layer()
     total = 0.0
-    for start in range(0, len(data), cfg.batch_size):
-        part = data.subset(np.arange(start, min(start + cfg.batch_size, len(data))))
-        features = kp.features(part.board, part.hands, part.side)
+    for features, part in batches_in_order(data, cfg.batch_size):
         v, _ = forward(net, table, features, part.side)
         total += loss_and_grad(v, part, cfg)[0] * len(part)
     return total / max(1, len(data))
@@ -222,24 +208,24 @@ def train_net(paths: Sequence[str | Path], out: str | Path, cfg: NetConfig,
     """Train from the record files/folders `paths`, write the weights to `out`, and
     return a summary (positions used, losses per epoch)."""
     t0 = time.perf_counter()
-    train_set, val_set, _, n_train_files, n_val_files = load_data(
-        paths, cfg.val_fraction, cfg.max_score)
+    loaded = load_data(paths, cfg.val_fraction, cfg.max_score)
+    train_set, val_set = loaded.train, loaded.validation
     init = cfg.init or str(eval_weights.embedded_kp_path())
     rng = np.random.default_rng(cfg.seed)
     net, baseline_net, what = starting_net(init, cfg.hidden, rng)
     start_kp = net.kp[:W].copy()
     baseline = evaluate_loss(baseline_net, val_set, cfg) if len(val_set) else float("nan")
-    log(f"train {len(train_set)} positions ({n_train_files} files), validation "
-        f"{len(val_set)} ({n_val_files} files), hidden {cfg.hidden}, "
+    log(f"train {len(train_set)} positions ({loaded.train_files} files), validation "
+        f"{len(val_set)} ({loaded.validation_files} files), hidden {cfg.hidden}, "
         f"read_s {time.perf_counter() - t0:.1f}")
     log(f"epoch 0 validation_loss {baseline:.6f} ({what} {init})")
-    opt = Adam(net.params())
+    opt = new_optimizer(net)
     steps = math.ceil(len(train_set) / cfg.batch_size) * cfg.epochs
     history, step, best = [], 0, math.inf
     for epoch in range(1, cfg.epochs + 1):
         e0 = time.perf_counter()
         losses = []
-        for features, part in _batches(train_set, cfg.batch_size, rng):
+        for features, part in batches(train_set, cfg.batch_size, rng):
             decay = 1.0 - 0.9 * step / max(1, steps)      # linear decay to 10%
             losses.append(train_step(net, opt, features, part, start_kp, cfg, decay))
             step += 1

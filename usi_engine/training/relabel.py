@@ -22,7 +22,9 @@ go on.  A teacher silent for ``--timeout-s`` seconds on a position is sent ``sto
 if it still says nothing it is killed and restarted, and the record dropped; three
 such positions in a row fail the file.
 
-    >>> from usi_engine.training.relabel import Config, relabel_paths   # doctest: +SKIP
+The record files are read and written through `usi_engine.training.data`.
+
+    >>> from usi_engine.training.relabel import Config, Teacher, relabel_file  # doctest: +SKIP
 """
 from __future__ import annotations
 
@@ -41,11 +43,14 @@ from typing import Callable
 
 import numpy as np
 
+from usi_engine.core.packed import decode_records
+from usi_engine.training.data import (SCORE_MATE, quiet, read_record_file, record_count,
+                                      record_files, record_sfen, stored_cp, stored_mate,
+                                      write_records)
+from usi_engine.training.progress import clear_line, progress_line
 from usi_engine.usi.client import UsiClient, UsiEngineExited, UsiError, UsiTimeout
 from usi_engine.usi.info import Info
 
-#: Stored scores: centipawns clamped to this, mate in N as +-(SCORE_MATE - N).
-SCORE_MATE = 32000
 #: The default go line: a time limit every USI engine honours (gpsusi knows neither
 #: ``go depth`` nor ``go nodes``): 100 ms a position.
 DEFAULT_GO = "go btime 0 wtime 0 byoyomi 100"
@@ -85,11 +90,12 @@ TeacherTimeout = UsiTimeout
 def stored_score(info: Info, factor: float = 1.0) -> int:
     """The score of an ``info`` line as stored in a record: ``cp`` times `factor`,
     rounded and clamped to +-SCORE_MATE; a mate in N as +-(SCORE_MATE - N), N = 0 when
-    the engine gives no length (``mate +`` / ``mate -``)."""
+    the engine gives no length (``mate +`` / ``mate -``).  See
+    `usi_engine.training.data.stored_cp` and `stored_mate`."""
     if info.is_mate:
-        return info.mate_sign * (SCORE_MATE - min(abs(info.score_mate or 0), SCORE_MATE))
+        return stored_mate(info.score_mate or 0, info.mate_sign)
     assert info.score_cp is not None
-    return max(-SCORE_MATE, min(SCORE_MATE, round(info.score_cp * factor)))
+    return stored_cp(info.score_cp * factor)
 
 
 class Teacher:
@@ -177,40 +183,24 @@ class FileResult:
         return self.records - self.relabelled if self.error is None else 0
 
 
-def read_input(path: Path, limit: int | None = None) -> np.ndarray:
-    """The records of a file (the first `limit` of them); ValueError if it is not a
-    whole number of 40-byte records."""
-    from usi_engine.training.learn import read_file
-    return read_file(path, limit)
-
-
 def wanted(records: np.ndarray, config: Config) -> np.ndarray:
     """Mask of the records to ask the teacher about: all of them, or with quiet_only
     those whose stored move does not capture and whose stored |score| <= max_score."""
     keep = np.ones(len(records), dtype=bool)
     if not config.quiet_only or not len(records):
         return keep
-    from usi_engine.training.learn import captures
-    from usi_engine.core.packed import decode_records
     board, _, _ = decode_records(records)
-    return ~captures(records, board) & (np.abs(records["score"].astype(np.int64)) <= config.max_score)
-
-
-def write_atomically(path: Path, records: np.ndarray) -> None:
-    """Write the records to a .tmp file, then rename it to `path`."""
-    from usi_engine.training.gensfen import write_records
-    write_records(path, records)
+    return quiet(records, board, config.max_score)
 
 
 def relabel_file(teacher: Teacher, src: Path, dst: Path, config: Config,
                  on_record: Callable[[], None] = lambda: None) -> FileResult:
     """Relabel one file into `dst`; never raises for the teacher's failures (they are in
     the result's ``error``, and nothing is written)."""
-    from usi_engine.core.packed import unpack
     start = time.perf_counter()
     result = FileResult(src.name)
     try:
-        records = read_input(src, config.limit)
+        records = read_record_file(src, config.limit)
     except (OSError, ValueError) as exc:
         result.error = str(exc)
         return result
@@ -241,7 +231,7 @@ def relabel_file(teacher: Teacher, src: Path, dst: Path, config: Config,
         else:
             restart()
         for i in np.flatnonzero(ask):
-            sfen = unpack(records["sfen"][i].tobytes(), max(1, int(records["gamePly"][i])))
+            sfen = record_sfen(records, i)
             while True:
                 try:
                     score = teacher.score(sfen)
@@ -270,7 +260,7 @@ def relabel_file(teacher: Teacher, src: Path, dst: Path, config: Config,
             on_record()
         out = records[got]
         out["score"] = scores[got]
-        write_atomically(dst, out)
+        write_records(dst, out)             # whole, or not at all
         result.relabelled = len(out)
     except TeacherDied as exc:
         teacher.kill()
@@ -333,7 +323,6 @@ class Summary:
 
 
 def _progress(done: int, total: int, start: float) -> None:
-    from usi_engine.training.gensfen import progress_line
     progress_line("relabel", "records", done, total, start)
 
 
@@ -341,9 +330,7 @@ def plan(data: list[str], out_dir: Path) -> list[tuple[Path, Path]]:
     """The (input, output) pairs of the record files and folders in `data`.  ValueError
     on a missing input, a file that is not whole records, two inputs of the same name
     or an output that would overwrite its input."""
-    from usi_engine.training.learn import psv_files
-    from usi_engine.core.packed import PSV_DTYPE
-    files = psv_files(data)
+    files = record_files(data)
     if not files:
         raise ValueError("no record files (*.psv, *.bin) in the paths given")
     seen: dict[str, Path] = {}
@@ -356,9 +343,7 @@ def plan(data: list[str], out_dir: Path) -> list[tuple[Path, Path]]:
         dst = out_dir / src.name
         if dst.exists() and dst.resolve() == src.resolve():
             raise ValueError(f"--out {out_dir} holds the input {src}: choose another folder")
-        size = src.stat().st_size
-        if size % PSV_DTYPE.itemsize:
-            raise ValueError(f"{src}: {size} bytes is not a whole number of 40-byte records")
+        record_count(src)                   # ValueError unless whole records
         jobs.append((src, dst))
     return jobs
 
@@ -427,12 +412,11 @@ def relabel_all(teacher: Teacher, todo: list[tuple[Path, Path]], config: Config,
                 workers: int) -> Summary:
     """Relabel the (input, output) pairs: in this process with `teacher` (already
     started) for one worker, else on a pool of `workers` processes with a teacher each."""
-    from usi_engine.core.packed import PSV_DTYPE
     summary = Summary()
     start = time.perf_counter()
     total = 0
     for src, _ in todo:
-        count = src.stat().st_size // PSV_DTYPE.itemsize
+        count = record_count(src)
         total += count if config.limit is None else min(count, config.limit)
     counter = multiprocessing.Value("q", 0)
 
@@ -477,7 +461,6 @@ def relabel_all(teacher: Teacher, todo: list[tuple[Path, Path]], config: Config,
             raise
         finally:
             pool.join()
-    if sys.stderr.isatty():
-        print("\r\033[K", end="", file=sys.stderr, flush=True)
+    clear_line()
     summary.seconds = time.perf_counter() - start
     return summary
