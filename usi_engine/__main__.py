@@ -22,6 +22,7 @@ import time
 from typing import Any, Callable, NoReturn
 
 from usi_engine import __version__
+from usi_engine.mate.suites import STRICT_MARK, read_tsume_suite, suite_is_strict
 
 # numpy's BLAS threads spin on idle cores after start-up; only the training
 # subcommands do linear algebra, and bench or perft would share the cores with them
@@ -153,35 +154,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
-#: A suite file whose comments hold this counts every defence in its lengths (the
-#: generated suites of sfen/tsume/); its problems are then solved with strict counting.
-STRICT_MARK = "lengths: strict minimax"
-
-
-def suite_is_strict(path: str) -> bool:
-    """Does the suite file say (in a '#' comment) that its lengths are strict?"""
-    with open(path, encoding="utf-8") as lines:
-        return any(line.startswith("#") and STRICT_MARK in line for line in lines)
-
-
-def read_tsume_suite(path: str) -> list[tuple[str, str, int | None]]:
-    """[(name, sfen, expected length or None)] from `name | sfen | length` lines; a
-    line holding only an SFEN is accepted too ('#' starts a comment).  OSError or
-    UnicodeDecodeError (not a text file) on a bad file."""
-    problems = []
-    for number, line in enumerate(open(path, encoding="utf-8"), start=1):
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        parts = [part.strip() for part in line.split("|")]
-        if len(parts) == 1:
-            problems.append((f"line {number}", parts[0], None))
-        else:
-            length = parts[2] if len(parts) > 2 else "?"
-            problems.append((parts[0], parts[1], int(length) if length.isdigit() else None))
-    return problems
-
-
 def cmd_mate(args: argparse.Namespace) -> int:
     """Solve one tsume (prints the USI `checkmate ...` line) or a suite (a progress line
     per problem and a summary)."""
@@ -203,7 +175,9 @@ def cmd_mate(args: argparse.Namespace) -> int:
         if args.sfen:
             return _fail("give either an SFEN or --suite FILE, not both")
         try:
-            problems = read_tsume_suite(args.suite)
+            # name | sfen | length lines (usi_engine.mate.suites); a suite whose comments
+            # hold STRICT_MARK counts every defence in its lengths
+            problems = [(p.name, p.sfen, p.length) for p in read_tsume_suite(args.suite)]
             args.strict = args.strict or suite_is_strict(args.suite)
         except (OSError, UnicodeDecodeError) as exc:
             return _fail(f"--suite {args.suite}: cannot read it as a text file ({exc})")

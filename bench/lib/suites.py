@@ -1,69 +1,43 @@
 """Readers of the reference files the bench scripts use, one implementation each.
 
-* ``name | field | field ...`` lines (``#`` starts a comment): :func:`read_fields`;
+The ``name | field | field ...`` line format (``#`` starts a comment) and tsume suites
+are read by the package, :mod:`usi_engine.mate.suites` (as ``usi-engine mate --suite``
+reads them), and re-exported here:
+
+* ``name | field | field ...`` lines: :func:`read_fields`;
 * tsume suites, ``name | sfen | length`` (``?`` or nothing: length unknown), a line with
-  an SFEN alone accepted too: :func:`read_tsume_suite`;
+  an SFEN alone accepted too, the strict-length flag from a header holding
+  :data:`STRICT_MARK`: :func:`read_tsume_suite` (SystemExit naming the line where
+  ``exact`` fields are missing);
+
+and, on top of those lines, the formats only bench reads:
+
 * positions, ``name | sfen`` (a bare SFEN is named by its line): :func:`read_positions`;
 * perft references, ``name | sfen | depth=count ...``: :func:`read_perft_file`;
 * openings, one ``startpos moves ...`` (or ``sfen ... moves ...``) a line:
   :func:`read_openings`.
-
-The package has its own copy of the tsume reader for ``usi-engine mate --suite``
-(``usi_engine/__main__.py``, ``read_tsume_suite``); this one adds the suite's
-strict-length flag.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-#: A header line holding this says that the suite's lengths count every defence,
-#: useless interpositions included (the generated suites, whose lengths a full-width
-#: search verified); published compositions do not.
-STRICT_MARK = "lengths: strict minimax"
+from usi_engine.mate import suites as mate_suites
+from usi_engine.mate.suites import STRICT_MARK, TsumeProblem, read_fields
 
-
-def _lines(path: str | Path) -> list[tuple[int, str]]:
-    out = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        line = line.strip()
-        if line and not line.startswith("#"):
-            out.append((number, line))
-    return out
-
-
-def read_fields(path: str | Path) -> list[tuple[int, list[str]]]:
-    """(line number, stripped ``|``-separated fields) of every non-comment line."""
-    return [(n, [part.strip() for part in line.split("|")]) for n, line in _lines(path)]
-
-
-@dataclass(frozen=True)
-class TsumeProblem:
-    suite: str             # the file's stem
-    name: str
-    sfen: str
-    length: int | None     # None: unknown
-    strict: bool           # lengths count useless interpositions (STRICT_MARK)
+__all__ = ["STRICT_MARK", "TsumeProblem", "read_fields", "read_tsume_suite",
+           "read_positions", "PerftReference", "read_perft_file", "read_openings",
+           "split_opening"]
 
 
 def read_tsume_suite(path: str | Path, exact: bool = False) -> list[TsumeProblem]:
-    """The problems of a tsume suite file.  ``exact``: every line must have the three
-    fields (SystemExit naming the line otherwise)."""
-    path = Path(path)
-    text = path.read_text(encoding="utf-8")
-    strict = any(line.startswith("#") and STRICT_MARK in line for line in text.splitlines())
-    problems = []
-    for number, parts in read_fields(path):
-        if exact and len(parts) != 3:
-            raise SystemExit(f"{path}:{number}: expected 'name | sfen | length', "
-                             f"got {' | '.join(parts)!r}")
-        if len(parts) == 1:
-            problems.append(TsumeProblem(path.stem, f"line {number}", parts[0], None, strict))
-        else:
-            length = parts[2] if len(parts) > 2 else "?"
-            problems.append(TsumeProblem(path.stem, parts[0], parts[1],
-                                         int(length) if length.isdigit() else None, strict))
-    return problems
+    """The problems of a tsume suite file (:func:`usi_engine.mate.suites.read_tsume_suite`).
+    ``exact``: every line must have the three fields (SystemExit naming the line
+    otherwise, for the scripts' command lines)."""
+    try:
+        return mate_suites.read_tsume_suite(path, exact=exact)
+    except mate_suites.SuiteFormatError as exc:
+        raise SystemExit(str(exc)) from None
 
 
 def read_positions(path: str | Path) -> list[tuple[str, str]]:
@@ -88,7 +62,7 @@ def read_perft_file(path: str | Path) -> list[PerftReference]:
 
 def read_openings(path: str | Path) -> list[str]:
     """The opening lines of a file (``startpos moves ...`` or ``sfen ... moves ...``)."""
-    return [line for _n, line in _lines(path)]
+    return [line for _n, line in mate_suites.suite_lines(path)]
 
 
 def split_opening(line: str) -> tuple[str, list[str]]:
