@@ -3,13 +3,8 @@ pinned once the flaw was mended: a search at every depth of the range avoids the
 Hand-set evaluation, compiled defaults, a fresh table for each depth."""
 import pytest
 
-from usi_engine.eval import kp
-
-from usi_engine.search import alphabeta as tree
 from usi_engine.core.position import Position, move_to_usi
 from usi_engine.search.searcher import Searcher
-
-DEFAULTS = {name: default for name, default, _low, _high in tree.TUNABLES}
 
 # Device match of 2026-11-26 against YaneuraOu, game 4, ply 38 after the opening: ours
 # played 1h2h at depth 11 (+78) and YaneuraOu answered 4d1g+, a bishop promoting on an
@@ -20,27 +15,23 @@ PROMOTION_PRUNED_AS_A_CAPTURE = (
     "1nsgp3l/l2k5/1p1p1p1sp/p1p2bg2/1r5pP/P4P2L/LPPP1S1P1/2SG4R/BN1KG4 b N2Pnp 51", "1h2h")
 
 
-@pytest.fixture
-def hand_set_evaluation():
-    was_enabled = kp.enabled()
-    kp.set_enabled(False)
-    for name, value in DEFAULTS.items():
-        tree.set_search_parameter(name, value)
-    yield
-    kp.set_enabled(was_enabled)
+def hand_set_searcher() -> Searcher:
+    searcher = Searcher()
+    searcher.set_evaluation(None)
+    return searcher
 
 
-def test_a_move_that_allows_a_promotion_fork_is_not_chosen_at_any_depth(hand_set_evaluation):
+def test_a_move_that_allows_a_promotion_fork_is_not_chosen_at_any_depth():
     sfen, blunder = PROMOTION_PRUNED_AS_A_CAPTURE
     position = Position("sfen " + sfen)
-    chosen = [move_to_usi(Searcher().search(position, depth=d).best) for d in range(9, 14)]
+    chosen = [move_to_usi(hand_set_searcher().search(position, depth=d).best) for d in range(9, 14)]
     assert blunder not in chosen, chosen
 
 
-def test_the_promotion_fork_is_the_answer_to_that_move(hand_set_evaluation):
+def test_the_promotion_fork_is_the_answer_to_that_move():
     sfen, blunder = PROMOTION_PRUNED_AS_A_CAPTURE
     position = Position("sfen " + sfen)
     position.push_usi(blunder)
-    results = [Searcher().search(position, depth=d) for d in range(6, 11)]
+    results = [hand_set_searcher().search(position, depth=d) for d in range(6, 11)]
     assert [move_to_usi(r.best) for r in results] == ["4d1g+"] * 5
     assert results[-1].score_cp > 300

@@ -17,13 +17,8 @@ DROPS = "6n1l/2+S1k4/2lp4p/1np1B2b1/3PP4/1N1S3rP/1P2+pPP+p1/1p1G5/3KG2r1 b GSN2L
 
 @pytest.fixture
 def random_weights():
-    before = kp.installed_state()
-    was_enabled = kp.enabled()
-    kp.install(np.random.default_rng(11).integers(-3000, 3000, kp.WEIGHT_COUNT)
-               .astype(np.int16))
-    yield
-    kp.restore_state(before)
-    kp.set_enabled(was_enabled)
+    return kp.Network(np.random.default_rng(11).integers(-3000, 3000, kp.WEIGHT_COUNT)
+                      .astype(np.int16))
 
 
 def _random_positions(count: int, seed: int) -> list[Position]:
@@ -45,7 +40,7 @@ def test_incremental_sums_equal_sums_from_scratch_over_thousands_of_moves(random
               "promotions": 0, "king_moves": 0}
     for seed in range(6):
         for sfen in (STARTPOS, DROPS):
-            for key, value in kp.incremental_check(sfen, 1000, seed).items():
+            for key, value in random_weights.incremental_check(sfen, 1000, seed).items():
                 totals[key] += value
     assert totals["checks"] >= 10000
     assert totals["mismatches"] == 0
@@ -60,17 +55,13 @@ def test_score_is_the_same_for_the_position_turned_round(random_weights):
                           for row in board.split("/")[::-1])
         turned_hands = hands if hands == "-" else hands.swapcase()
         flipped = f"{turned} {'w' if side == 'b' else 'b'} {turned_hands} 1"
-        assert kp.evaluate_sfen(flipped) == kp.evaluate_sfen(pos.sfen())
+        assert random_weights.evaluate(flipped) == random_weights.evaluate(pos.sfen())
 
 
 def test_hand_projection_scores_as_the_hand_written_evaluation():
-    before = kp.installed_state()
-    try:
-        kp.install(eval_weights.quantize(eval_weights.hand_projection()))
-        differences = [kp.evaluate_sfen(p.sfen()) - hand_evaluate(p.sfen())
-                       for p in _random_positions(500, 5)]
-    finally:
-        kp.restore_state(before)
+    projection = kp.Network(eval_weights.quantize(eval_weights.hand_projection()))
+    differences = [projection.evaluate(p.sfen()) - hand_evaluate(p.sfen())
+                   for p in _random_positions(500, 5)]
     assert max(abs(d) for d in differences) <= 2
 
 
@@ -91,13 +82,13 @@ def _arrays(positions: list[Position]):
 def test_feature_arrays_sum_to_the_search_evaluation(random_weights):
     positions = _random_positions(300, 9)
     features = kp.features(*_arrays(positions))
-    table = np.append(kp.installed().astype(np.int64), 0)   # the padding slot weighs 0
+    table = np.append(random_weights.table().astype(np.int64), 0)   # the padding slot weighs 0
     black_view = table[features[:, 0]].sum(axis=1)
     white_view = table[features[:, 1]].sum(axis=1)
     for i, pos in enumerate(positions):
         total = int(black_view[i] - white_view[i]) * (1 if pos.turn == 0 else -1)
         expected = abs(total) // kp.SCALE * (1 if total >= 0 else -1)
-        assert kp.evaluate_sfen(pos.sfen()) == expected
+        assert random_weights.evaluate(pos.sfen()) == expected
 
 
 def test_feature_arrays_refuse_impossible_hands():
@@ -105,3 +96,15 @@ def test_feature_arrays_refuse_impossible_hands():
     hands[0, 0, 1] = 19
     with pytest.raises(ValueError, match="too many pieces"):
         kp.features(board, hands, side)
+
+
+def test_a_network_keeps_its_own_copy_of_the_weights():
+    table = np.zeros(kp.WEIGHT_COUNT, dtype=np.int16)
+    net = kp.Network(table)
+    table[:] = 999
+    assert net.evaluate(STARTPOS) == 0 and not net.table().any()
+
+
+def test_two_networks_score_side_by_side_each_with_its_own_weights(random_weights):
+    zero = kp.Network(np.zeros(kp.WEIGHT_COUNT, dtype=np.int16))
+    assert zero.evaluate(DROPS) == 0 and random_weights.evaluate(DROPS) != 0

@@ -42,22 +42,18 @@ def _float_model(weights: eval_weights.NetWeights) -> learn_net.Net:
 
 @pytest.fixture
 def random_net():
-    before, was_enabled = kp.installed_state(), kp.enabled()
-    weights = _random_net()
-    weights.install()
-    yield weights
-    kp.restore_state(before)
-    kp.set_enabled(was_enabled)
+    return _random_net()
 
 
 def test_incremental_accumulators_equal_accumulators_from_scratch(random_net):
+    network = random_net.network()
     totals = {"checks": 0, "mismatches": 0, "drops": 0, "captures": 0,
               "promotions": 0, "king_moves": 0}
     for seed in range(5):
         for sfen in (STARTPOS, DROPS):
-            for key, value in kp.incremental_check(sfen, 1000, seed).items():
+            for key, value in network.incremental_check(sfen, 1000, seed).items():
                 totals[key] += value
-    assert kp.has_net()
+    assert network.has_net
     assert totals["checks"] >= 9000 and totals["mismatches"] == 0
     for kind in ("drops", "captures", "promotions", "king_moves"):
         assert totals[kind] >= 100, kind
@@ -68,7 +64,8 @@ def test_the_engine_scores_as_the_float_network_within_rounding(random_net):
     board, hands, side = decode_records(_as_records(positions))
     float_scores, _ = learn_net.forward(_float_model(random_net), _float_model(random_net)
                                         .first_layer(), kp.features(board, hands, side), side)
-    engine_scores = np.array([kp.evaluate_sfen(p.sfen()) for p in positions])
+    network = random_net.network()
+    engine_scores = np.array([network.evaluate(p.sfen()) for p in positions])
     assert np.abs(float_scores).mean() > 300            # the network term is not idle
     assert np.abs(engine_scores - float_scores).max() <= 2
 
@@ -82,13 +79,14 @@ def _as_records(positions: list[Position]) -> np.ndarray:
 
 
 def test_the_network_scores_the_position_turned_round_the_same(random_net):
+    network = random_net.network()
     for pos in _random_positions(150, 5):
         board, side, hands = pos.sfen().split()[:3]
         turned = "/".join("".join(re.findall(r"\+?[A-Za-z]|\d", row)[::-1]).swapcase()
                           for row in board.split("/")[::-1])
         turned_hands = hands if hands == "-" else hands.swapcase()
         flipped = f"{turned} {'w' if side == 'b' else 'b'} {turned_hands} 1"
-        assert kp.evaluate_sfen(flipped) == kp.evaluate_sfen(pos.sfen())
+        assert network.evaluate(flipped) == network.evaluate(pos.sfen())
 
 
 def test_a_written_network_file_reads_back_the_same_weights(tmp_path):
@@ -114,24 +112,19 @@ def test_a_damaged_network_file_is_refused(tmp_path, damage, message):
 
 
 def test_eval_file_loads_a_network_and_keeps_it_when_the_next_file_is_bad(tmp_path):
-    before, was_enabled = kp.installed_state(), kp.enabled()
-    try:
-        eval_weights.write_net(tmp_path / "n.bin", _random_net(7))
-        (tmp_path / "bad.bin").write_bytes((tmp_path / "n.bin").read_bytes()[:1000])
-        loader = EvalLoader()
-        assert loader.apply("learned", str(tmp_path / "n.bin")) == [
-            f"EvalFile: loaded {tmp_path / 'n.bin'}"]
-        assert kp.enabled() and kp.has_net()
-        score = kp.evaluate_sfen(DROPS)
-        messages = loader.apply("learned", str(tmp_path / "bad.bin"))
-        assert "truncated" in messages[0] and f"keeping {tmp_path / 'n.bin'}" in messages[0]
-        assert kp.has_net() and kp.evaluate_sfen(DROPS) == score
-        eval_weights.write_weights(tmp_path / "kp.bin", kp.installed())
-        loader.apply("learned", str(tmp_path / "kp.bin"))
-        assert kp.enabled() and not kp.has_net()
-    finally:
-        kp.restore_state(before)
-        kp.set_enabled(was_enabled)
+    eval_weights.write_net(tmp_path / "n.bin", _random_net(7))
+    (tmp_path / "bad.bin").write_bytes((tmp_path / "n.bin").read_bytes()[:1000])
+    loader = EvalLoader()
+    assert loader.apply("learned", str(tmp_path / "n.bin")) == [
+        f"EvalFile: loaded {tmp_path / 'n.bin'}"]
+    assert loader.network.has_net
+    score = loader.network.evaluate(DROPS)
+    messages = loader.apply("learned", str(tmp_path / "bad.bin"))
+    assert "truncated" in messages[0] and f"keeping {tmp_path / 'n.bin'}" in messages[0]
+    assert loader.network.has_net and loader.network.evaluate(DROPS) == score
+    eval_weights.write_weights(tmp_path / "kp.bin", loader.network.table())
+    loader.apply("learned", str(tmp_path / "kp.bin"))
+    assert not loader.network.has_net
 
 
 @pytest.fixture(scope="module")

@@ -129,10 +129,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from usi_engine.core.position import Position, move_to_usi
     from usi_engine.search.searcher import Searcher
 
-    for message in EvalLoader().apply(args.eval, args.eval_file or ""):
+    loader = EvalLoader()
+    for message in loader.apply(args.eval, args.eval_file or ""):
         if not message.startswith("EvalFile: loaded"):
             return _fail(message)
     searcher = Searcher()
+    searcher.set_evaluation(loader.network)
     searcher.set_hash(BENCH_HASH_MB)
     total_nodes = 0
     total_seconds = 0.0

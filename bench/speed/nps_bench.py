@@ -58,10 +58,13 @@ def bench_positions() -> tuple[list[tuple[str, str]], str, int | None]:
 # --- our engine ---------------------------------------------------------------------
 
 
-def run_ours_inprocess(sfen: str, depth: int | None, movetime: int | None, hash_mb: int) -> dict:
+def run_ours_inprocess(sfen: str, depth: int | None, movetime: int | None, hash_mb: int,
+                       network=None) -> dict:
+    """One in-process search; `network`: the evaluation (a kp.Network, None: hand-set)."""
     from usi_engine.core.position import Position
     from usi_engine.search.searcher import Searcher
     s = Searcher()
+    s.set_evaluation(network)
     s.set_hash(hash_mb)
     pos = Position(sfen)
     kw = {"depth": depth} if depth else {"soft_ms": movetime, "hard_ms": movetime}
@@ -148,6 +151,7 @@ def main(argv: list[str] | None = None) -> int:
                          "king-piece table alone)")
     args = ap.parse_args(argv)
     eval_note = ""
+    network = None
     if args.ours == "inprocess":
         from usi_engine.eval.loader import EvalLoader
         loader = EvalLoader()
@@ -155,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
             if not message.startswith("EvalFile: loaded"):
                 ap.error(message)               # a missing or damaged file: measure nothing
         eval_note = "hand-set evaluation" if args.eval == "hand" else f"weights {loader.loaded_path}"
+        network = loader.network
     elif args.eval != "learned" or args.eval_file:
         ap.error("--eval and --eval-file apply to the in-process search only")
     if not args.depth and not args.movetime:
@@ -221,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
             if ours_usi:
                 o = ours_usi.run(sfen, args.depth, args.movetime, args.timeout)
             else:
-                o = run_ours_inprocess(sfen, args.depth, args.movetime, args.hash)
+                o = run_ours_inprocess(sfen, args.depth, args.movetime, args.hash, network)
             row.update({"our_depth": o["depth"], "our_nodes": o["nodes"],
                         "our_time_ms": round(o["time_ms"], 1),
                         "our_nps": round(nps(o["nodes"], o["time_ms"])), "our_best": o["best"]})

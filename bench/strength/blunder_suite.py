@@ -95,25 +95,21 @@ class Oracle:
 
 
 def our_moves(positions: list[dict], nodes: int, options: dict[str, int], evaluation: str) -> list[str]:
-    from usi_engine.search import alphabeta as tree
     from usi_engine.eval.loader import EvalLoader
     from usi_engine.core.position import Position, move_to_usi
     from usi_engine.search.searcher import Searcher
-    saved = tree.search_parameters()
-    for name, value in options.items():
-        tree.set_search_parameter(name, value)
-    EvalLoader().apply(evaluation, "")
+    loader = EvalLoader()
+    loader.apply(evaluation, "")
     searcher = Searcher()
+    searcher.set_evaluation(loader.network)
+    for name, value in options.items():
+        searcher.set_parameter(name, value)
     searcher.set_hash(64)
-    try:
-        moves = []
-        for p in positions:
-            searcher.new_game()
-            moves.append(move_to_usi(searcher.search(Position(p["sfen"]), nodes=nodes).best))
-        return moves
-    finally:
-        for name, value in saved.items():
-            tree.set_search_parameter(name, value)
+    moves = []
+    for p in positions:
+        searcher.new_game()
+        moves.append(move_to_usi(searcher.search(Position(p["sfen"]), nodes=nodes).best))
+    return moves
 
 
 def losses(positions: list[dict], moves: list[str], oracle: Oracle) -> list[int]:

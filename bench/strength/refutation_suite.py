@@ -85,34 +85,30 @@ def extract(dbs: list[str], blunderer: str) -> list[dict]:
 
 def ours(positions: list[dict], cap: int, options: dict[str, int], evaluation: str) -> list[int]:
     """Our nodes to see each refutation (2 x cap when not seen)."""
-    from usi_engine.search import alphabeta as tree
     from usi_engine.eval.loader import EvalLoader
     from usi_engine.core.position import Position
     from usi_engine.search.searcher import Searcher
-    saved = tree.search_parameters()
-    for name, value in options.items():
-        tree.set_search_parameter(name, value)
-    EvalLoader().apply(evaluation, "")
-    try:
-        out = []
-        for p in positions:
-            history: list[tuple[int, int]] = []
+    loader = EvalLoader()
+    loader.apply(evaluation, "")
+    out = []
+    for p in positions:
+        history: list[tuple[int, int]] = []
 
-            def on_info(info: dict) -> None:
-                if info.get("bound"):
-                    return
-                score = info.get("score_cp")
-                if score is None:
-                    score = 30000 if info.get("score_mate", 0) > 0 else -30000
-                history.append((info["nodes"], score))
-            searcher = Searcher()
-            searcher.set_hash(256)
-            searcher.search(Position(p["sfen"]), nodes=cap, on_info=on_info)
-            out.append(seen_at(history, p["threshold"]) or 2 * cap)
-        return out
-    finally:
-        for name, value in saved.items():
-            tree.set_search_parameter(name, value)
+        def on_info(info: dict) -> None:
+            if info.get("bound"):
+                return
+            score = info.get("score_cp")
+            if score is None:
+                score = 30000 if info.get("score_mate", 0) > 0 else -30000
+            history.append((info["nodes"], score))
+        searcher = Searcher()
+        searcher.set_evaluation(loader.network)
+        for name, value in options.items():
+            searcher.set_parameter(name, value)
+        searcher.set_hash(256)
+        searcher.search(Position(p["sfen"]), nodes=cap, on_info=on_info)
+        out.append(seen_at(history, p["threshold"]) or 2 * cap)
+    return out
 
 
 def yaneuraou(positions: list[dict], cap: int, path: str) -> list[int]:

@@ -38,4 +38,8 @@ cdef void kp_refresh(const Pos* p, const KPNet* net, KPAcc* acc) noexcept nogil
 cdef void kp_update(const Pos* p, const KPNet* net, const KPAcc* parent,
                     KPAcc* child) noexcept nogil
 cdef int kp_value(const Pos* p, const KPNet* net, const KPAcc* acc) noexcept nogil
-cdef const KPNet* kp_active_net() noexcept nogil
+
+
+cdef class Network:
+    cdef KPNet net               # points into arrays, which never change
+    cdef readonly dict arrays

@@ -16,7 +16,7 @@ colour-symmetric by construction).  A move changes a few features of each view, 
 search updates both sums per ply (`kp_update`); only a king move recomputes that
 king's view (`kp_refresh`).
 
-Optionally a small network sits on top of the table (`install_net`): each king's view
+Optionally a small network sits on top of the table (`Network(..., first=...)`): each king's view
 also has an accumulator of NET_HIDDEN int16, the first layer's bias plus one row per
 active feature, updated by the same few rows per move as the sums; the network adds
 sum of w * clip(acc, 0, 1)^2 over both accumulators (the side to move's first).
@@ -25,9 +25,9 @@ The weight file formats and the training live in `usi_engine.eval.weights`,
 `usi_engine.training.learn` and `usi_engine.training.learn_net`; this module holds what runs in the search.
 
     >>> import numpy as np
-    >>> from usi_engine import kp
-    >>> kp.install(np.zeros(kp.WEIGHT_COUNT, dtype=np.int16))
-    >>> kp.evaluate_sfen("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1")
+    >>> from usi_engine.eval import kp
+    >>> kp.Network(np.zeros(kp.WEIGHT_COUNT, dtype=np.int16)).evaluate(
+    ...     "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1")
     0
 """
 cimport cython
@@ -63,10 +63,6 @@ cdef int KIND[2][32]
 # HAND_OFFSET[pt]: where piece type pt's counts start among one hand's 38 slots.
 cdef int HAND_OFFSET[8]
 
-cdef KPNet INSTALLED                  # the installed weights (arrays owned by _installed)
-cdef bint HAVE_INSTALLED = False
-cdef const KPNet* ACTIVE = NULL       # what the search uses; NULL: the hand-written evaluation
-_installed = None                     # the installed numpy arrays, by name
 
 
 cdef void _init_tables() noexcept nogil:
@@ -262,10 +258,6 @@ cdef int kp_value(const Pos* p, const KPNet* net, const KPAcc* acc) noexcept nog
     return v
 
 
-cdef const KPNet* kp_active_net() noexcept nogil:
-    return ACTIVE
-
-
 # ---- Python API -----------------------------------------------------------------------
 
 def _int16(values, count: int, what: str) -> np.ndarray:
@@ -275,93 +267,79 @@ def _int16(values, count: int, what: str) -> np.ndarray:
     return arr
 
 
-def install(weights: np.ndarray) -> None:
-    """Install a weight table (int16, WEIGHT_COUNT values in 1/8 cp) for the learned
-    evaluation, without a network; it becomes active when `set_enabled(True)`.  Call
-    between searches only (a running search reads the installed arrays)."""
-    install_net(weights)
+cdef class Network:
+    """Weights of the learned evaluation: a KP table (WEIGHT_COUNT int16 in 1/8 cp)
+    and, when `first` is given, the network on top of it: first layer int16
+    [WEIGHT_COUNT, HIDDEN] (QA is 1.0), its bias [HIDDEN], the output weights
+    [2 * HIDDEN] in 1/QB cp (the side to move's king's half first) and the output
+    bias in 1/QB cp.  A `Searcher` searches with the Network it is given
+    (`Searcher.set_evaluation`); the arrays are copied and never change, so one
+    Network may serve several searchers at once.
 
+    >>> import numpy as np
+    >>> net = Network(np.zeros(WEIGHT_COUNT, dtype=np.int16))
+    >>> net.evaluate("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1")
+    0
+    """
 
-def install_net(weights: np.ndarray, first=None, first_bias=None, out=None,
-                int out_bias=0) -> None:
-    """Install a KP table and, when `first` is given, the network on top of it: first
-    layer int16 [WEIGHT_COUNT, NET_HIDDEN] (NET_QA is 1.0), its bias [NET_HIDDEN], the
-    output weights [2 * NET_HIDDEN] in 1/NET_QB cp (the side to move's king's half
-    first) and the output bias in 1/NET_QB cp.  See `install`."""
-    global HAVE_INSTALLED, _installed
-    cdef int16_t[::1] kv, fv, bv, ov
-    arrays = {"kp": _int16(weights, KP_WEIGHTS, "a KP table")}
-    if first is not None:
-        if first_bias is None or out is None:
-            raise ValueError("a network needs its first layer, its bias and its output")
-        arrays["first"] = _int16(first, KP_WEIGHTS * NET_HIDDEN, "the first layer")
-        arrays["first_bias"] = _int16(first_bias, NET_HIDDEN, "the first layer's bias")
-        arrays["out"] = _int16(out, 2 * NET_HIDDEN, "the output layer")
-    kv = arrays["kp"]
-    INSTALLED.kp = &kv[0]
-    INSTALLED.ft = NULL
-    INSTALLED.ft_bias = NULL
-    INSTALLED.out_w = NULL
-    INSTALLED.out_bias = out_bias
-    if first is not None:
-        fv = arrays["first"]
-        bv = arrays["first_bias"]
-        ov = arrays["out"]
-        INSTALLED.ft = &fv[0]
-        INSTALLED.ft_bias = &bv[0]
-        INSTALLED.out_w = &ov[0]
-    _installed = arrays
-    HAVE_INSTALLED = True
+    def __init__(self, weights, first=None, first_bias=None, out=None, int out_bias=0):
+        cdef const int16_t[::1] kv, fv, bv, ov
+        arrays = {"kp": _int16(weights, KP_WEIGHTS, "a KP table")}
+        if first is not None:
+            if first_bias is None or out is None:
+                raise ValueError("a network needs its first layer, its bias and its output")
+            arrays["first"] = _int16(first, KP_WEIGHTS * NET_HIDDEN, "the first layer")
+            arrays["first_bias"] = _int16(first_bias, NET_HIDDEN, "the first layer's bias")
+            arrays["out"] = _int16(out, 2 * NET_HIDDEN, "the output layer")
+        for array in arrays.values():
+            array.flags.writeable = False
+        kv = arrays["kp"]
+        self.net.kp = &kv[0]
+        self.net.ft = NULL
+        self.net.ft_bias = NULL
+        self.net.out_w = NULL
+        self.net.out_bias = out_bias
+        if first is not None:
+            fv = arrays["first"]
+            bv = arrays["first_bias"]
+            ov = arrays["out"]
+            self.net.ft = &fv[0]
+            self.net.ft_bias = &bv[0]
+            self.net.out_w = &ov[0]
+        self.arrays = arrays
 
+    @property
+    def has_net(self) -> bool:
+        """Whether the weights include the network on top of the table."""
+        return self.net.ft != NULL
 
-def installed() -> np.ndarray | None:
-    """A copy of the installed KP table (None before `install`)."""
-    return None if _installed is None else _installed["kp"].copy()
+    @property
+    def out_bias(self) -> int:
+        """The output layer's bias in 1/QB cp (0 without a network)."""
+        return self.net.out_bias
 
+    def table(self) -> np.ndarray:
+        """A copy of the KP table."""
+        return self.arrays["kp"].copy()
 
-def installed_state():
-    """Everything installed (for `restore_state`), or None before `install`."""
-    if _installed is None:
-        return None
-    return {k: v.copy() for k, v in _installed.items()}, INSTALLED.out_bias
+    def array(self, name: str) -> np.ndarray:
+        """A copy of one part: "kp", and with a network "first", "first_bias", "out"."""
+        return self.arrays[name].copy()
 
+    def evaluate(self, str sfen) -> int:
+        """The score of a position (any `Position` text) for the side to move, in
+        centipawns, computed from scratch."""
+        cdef Position pos = Position(sfen)
+        cdef KPAcc acc
+        kp_refresh(&pos.pos, &self.net, &acc)
+        return kp_value(&pos.pos, &self.net, &acc)
 
-def restore_state(state) -> None:
-    """Install again what `installed_state` returned (None: nothing is done)."""
-    if state is None:
-        return
-    arrays, out_bias = state
-    install_net(arrays["kp"], arrays.get("first"), arrays.get("first_bias"), arrays.get("out"),
-                out_bias)
-
-
-def has_net() -> bool:
-    """Whether the installed weights include the network."""
-    return HAVE_INSTALLED and INSTALLED.ft != NULL
-
-
-def set_enabled(enabled: bool) -> None:
-    """Make the search use the learned evaluation (True) or the hand-written one."""
-    global ACTIVE
-    if enabled and not HAVE_INSTALLED:
-        raise ValueError("no KP weights are installed")
-    ACTIVE = &INSTALLED if enabled else NULL
-
-
-def enabled() -> bool:
-    """Whether searches use the learned evaluation."""
-    return ACTIVE != NULL
-
-
-def evaluate_sfen(str sfen) -> int:
-    """The installed weights' score of a position (any `Position` text) for the side to
-    move, computed from scratch, whether or not they are enabled."""
-    if not HAVE_INSTALLED:
-        raise ValueError("no KP weights are installed")
-    cdef Position pos = Position(sfen)
-    cdef KPAcc acc
-    kp_refresh(&pos.pos, &INSTALLED, &acc)
-    return kp_value(&pos.pos, &INSTALLED, &acc)
+    def incremental_check(self, str sfen, int plies, unsigned int seed) -> dict:
+        """Random legal walk of `plies` moves from `sfen` (with undos mixed in),
+        comparing the incrementally updated sums with a from-scratch sum after every
+        move and undo.  Returns a dict: checks, mismatches, and how many moves of each
+        kind were made (drops, captures, promotions, king_moves)."""
+        return _incremental_check(&self.net, sfen, plies, seed)
 
 
 def features(board: np.ndarray, hands: np.ndarray, side: np.ndarray) -> np.ndarray:
@@ -403,13 +381,7 @@ def features(board: np.ndarray, hands: np.ndarray, side: np.ndarray) -> np.ndarr
     return out
 
 
-def incremental_check(str sfen, int plies, unsigned int seed) -> dict:
-    """Random legal walk of `plies` moves from `sfen` (with undos mixed in), comparing
-    the incrementally updated sums with a from-scratch sum after every move and undo.
-    Returns a dict: checks, mismatches, and how many moves of each kind were made
-    (drops, captures, promotions, king_moves).  Uses the installed table."""
-    if not HAVE_INSTALLED:
-        raise ValueError("no KP weights are installed")
+cdef dict _incremental_check(const KPNet* net, str sfen, int plies, unsigned int seed):
     cdef Position start = Position(sfen)
     cdef Pos p
     cdef KPAcc accs[1010]
@@ -425,7 +397,7 @@ def incremental_check(str sfen, int plies, unsigned int seed) -> dict:
         pos_free(&p)
         raise MemoryError()
     with nogil:
-        kp_refresh(&p, &INSTALLED, &accs[0])
+        kp_refresh(&p, net, &accs[0])
         for step in range(plies):
             rng = rng * 1103515245u + 12345u
             if ply > 0 and (rng >> 16) % 5 == 0:
@@ -448,12 +420,12 @@ def incremental_check(str sfen, int plies, unsigned int seed) -> dict:
                         promotions += move_is_promotion(m)
                         king_moves += piece_type(p.board[move_from(m)]) == KING
                     pos_do_move(&p, m)
-                    kp_update(&p, &INSTALLED, &accs[ply], &accs[ply + 1])
+                    kp_update(&p, net, &accs[ply], &accs[ply + 1])
                     ply += 1
-            kp_refresh(&p, &INSTALLED, &fresh)
+            kp_refresh(&p, net, &fresh)
             checks += 1
             if (fresh.sum[0] != accs[ply].sum[0] or fresh.sum[1] != accs[ply].sum[1]
-                    or (INSTALLED.ft != NULL
+                    or (net.ft != NULL
                         and memcmp(fresh.acc, accs[ply].acc, sizeof(fresh.acc)) != 0)):
                 mismatches += 1
     pos_free(&p)

@@ -1,72 +1,91 @@
-"""Which evaluation the search uses: the `EvalType` and `EvalFile` options, applied at
+"""Which evaluation a search uses: the `EvalType` and `EvalFile` options, applied at
 ``isready``.
 
-`EvalType learned` (the default) loads the weights of `EvalFile` (empty: those shipped
+`EvalType learned` (the default) reads the weights of `EvalFile` (empty: those shipped
 in the package, the network `kpnn.bin`; a relative name is looked for in `EvalDir`
-first, and `kp.bin` names the shipped king-piece table alone) into
-`usi_engine.eval.kp`: a king-piece table alone, or a table with the network on top of it
-(`usi_engine.training.learn_net`), told apart by the file's magic; `EvalType hand` switches to the
-hand-written evaluation, kept as the baseline; `EvalType material` to its piece values
-alone (the evaluation of YaneuraOu's material edition, for matches that compare
-searches).  A weight file that cannot be used (missing, truncated, of another shape,
-damaged) is reported and the weights loaded before stay in use; a file is read again
-only when its path, size or time changed.
+first, and `kp.bin` names the shipped king-piece table alone) into a `kp.Network`: a
+king-piece table alone, or a table with the network on top of it
+(`usi_engine.training.learn_net`), told apart by the file's magic.  `EvalType hand`
+chooses the hand-written evaluation, kept as the baseline, and `EvalType material` its
+piece values alone (the evaluation of YaneuraOu's material edition, for matches that
+compare searches).  A weight file that cannot be used (missing, truncated, of another
+shape, damaged) is reported and the weights loaded before stay in use; a file is read
+again only when its path, size or time changed.
 
+The loader decides; the searcher searches with what it is given:
+
+    >>> from usi_engine.search import Searcher
     >>> loader = EvalLoader()
     >>> loader.apply("hand", "")
     []
+    >>> loader.network is None
+    True
     >>> loader.apply("learned", "/no/such/file.bin")[0][:40]
     'EvalFile: cannot read /no/such/file.bin:'
+    >>> Searcher().set_evaluation(loader.network)
+
+The hand-written evaluation's weights (`hand` or `material`) are one table for the
+process, set by `apply`; the learned weights belong to each `Network`.
 """
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
-from usi_engine.eval import weights as eval_weights
-
-from usi_engine.eval import handwritten as evaluate
-
+from usi_engine.eval import handwritten
 from usi_engine.eval import kp
+from usi_engine.eval import weights as eval_weights
 
 EVAL_TYPES = ("learned", "hand", "material")
 
 
+@functools.lru_cache(maxsize=1)
+def shipped_network() -> kp.Network | None:
+    """The network shipped in the package, read once (None if the installation lacks
+    it or it is damaged: searches then use the hand-written evaluation)."""
+    try:
+        return as_network(eval_weights.read_any(str(eval_weights.embedded_path())))
+    except (OSError, eval_weights.WeightFileError):
+        return None
+
+
+def as_network(weights: eval_weights.NetWeights | object) -> kp.Network:
+    """A weight file's contents (`eval_weights.read_any`) as a `kp.Network`."""
+    if isinstance(weights, eval_weights.NetWeights):
+        return weights.network()
+    return kp.Network(weights)
+
+
 class EvalLoader:
-    """Keeps track of the loaded weight file; `apply` makes the options take effect."""
+    """Keeps track of the loaded weight file; `apply` reads the options, and `network`
+    is then what a `Searcher` should search with (None: the hand-written evaluation)."""
 
     def __init__(self) -> None:
         self.loaded: tuple[str, int, int] | None = None   # (path, size, mtime_ns)
+        self.network: kp.Network | None = None
+        self._learned: kp.Network | None = None
 
     @property
     def loaded_path(self) -> str | None:
-        """The path of the weights in use (None before any were loaded)."""
+        """The path of the learned weights read last (None before any were read)."""
         return None if self.loaded is None else self.loaded[0]
 
     def apply(self, eval_type: str, eval_file: str, eval_dir: str = "eval") -> list[str]:
-        """Select the evaluation; returns the messages for ``info string`` lines.
+        """Choose the evaluation; returns the messages for ``info string`` lines.
         A relative `eval_file` is looked for in `eval_dir` first (YaneuraOu's EvalDir
         convention, which match runners such as shogiarena follow), then as given, then
         among the files shipped in the package (`kp.bin`: the king-piece table alone).
         Never raises: a bad file leaves the previous weights (or, if none were ever
-        loaded, the shipped ones) in use."""
+        read, the shipped ones) in use."""
         kind = str(eval_type).lower()
         if kind in ("hand", "material"):
-            evaluate.load_weights(evaluate.material_weights() if kind == "material"
-                                  else evaluate.default_weights())
-            kp.set_enabled(False)
+            handwritten.load_weights(handwritten.material_weights() if kind == "material"
+                                     else handwritten.default_weights())
+            self.network = None
             return []
-        path = str(eval_file).strip() if eval_file else ""
-        if path in ("", "<empty>"):
-            path = str(eval_weights.embedded_path())
-        elif not os.path.isabs(path) and eval_dir and str(eval_dir) != "<empty>":
-            in_dir = os.path.join(str(eval_dir), path)
-            if os.path.exists(in_dir) or not os.path.exists(path):
-                path = in_dir
-        if not os.path.isabs(str(eval_file)) and not os.path.exists(path):
-            shipped = eval_weights.embedded_kp_path().parent / os.path.basename(str(eval_file))
-            if shipped.is_file():
-                path = str(shipped)
+        handwritten.load_weights(handwritten.default_weights())
+        path = self._resolve(eval_file, eval_dir)
         messages: list[str] = []
         try:
             stat = os.stat(path)
@@ -82,28 +101,35 @@ class EvalLoader:
                 else:
                     fallback = str(eval_weights.embedded_path())
                     messages.append(f"EvalFile: {exc}; using the shipped weights {fallback}")
-                    if path != fallback:
-                        self._install(fallback)
+                    self._use_shipped()
             else:
-                _install_weights(weights)
+                self._learned = as_network(weights)
                 self.loaded = identity
                 if identity is not None and identity[0] != str(eval_weights.embedded_path()):
                     messages.append(f"EvalFile: loaded {path}")   # the default goes unsaid
-        kp.set_enabled(self.loaded is not None)
+        self.network = self._learned
         return messages
 
-    def _install(self, path: str) -> None:
-        """Install a file known to be good (the shipped weights)."""
-        try:
+    @staticmethod
+    def _resolve(eval_file: str, eval_dir: str) -> str:
+        path = str(eval_file).strip() if eval_file else ""
+        if path in ("", "<empty>"):
+            return str(eval_weights.embedded_path())
+        if not os.path.isabs(path) and eval_dir and str(eval_dir) != "<empty>":
+            in_dir = os.path.join(str(eval_dir), path)
+            if os.path.exists(in_dir) or not os.path.exists(path):
+                path = in_dir
+        if not os.path.isabs(str(eval_file)) and not os.path.exists(path):
+            shipped = eval_weights.embedded_kp_path().parent / os.path.basename(str(eval_file))
+            if shipped.is_file():
+                path = str(shipped)
+        return path
+
+    def _use_shipped(self) -> None:
+        """The shipped weights, known to be good (or, in a broken installation, none:
+        the hand-written evaluation)."""
+        self._learned = shipped_network()
+        if self._learned is not None:
+            path = eval_weights.embedded_path()
             stat = os.stat(path)
-            _install_weights(eval_weights.read_any(path))
-        except (OSError, eval_weights.WeightFileError):
-            return                                  # a broken installation: hand-written
-        self.loaded = (str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns)
-
-
-def _install_weights(weights) -> None:
-    if isinstance(weights, eval_weights.NetWeights):
-        weights.install()
-    else:
-        kp.install(weights)
+            self.loaded = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)

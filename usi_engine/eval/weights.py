@@ -10,10 +10,10 @@ A file is a 24-byte header and the table, all little-endian:
     table     int16 x buckets * features
 
 A file that is missing, truncated, of another shape or whose checksum does not match
-is refused with `WeightFileError` saying which; nothing is installed then.
+is refused with `WeightFileError` saying which.
 
-    >>> from usi_engine import eval_weights
-    >>> table = eval_weights.read_weights(eval_weights.embedded_path())
+    >>> from usi_engine.eval import weights as eval_weights
+    >>> table = eval_weights.read_weights(eval_weights.embedded_kp_path())
     >>> table.dtype, table.shape
     (dtype('int16'), (101835,))
 """
@@ -55,8 +55,9 @@ class NetWeights:
     out: np.ndarray         # int16 [2 * HIDDEN], 1/QB cp per unit of x^2
     out_bias: int           # 1/QB cp
 
-    def install(self) -> None:
-        kp.install_net(self.kp, self.first, self.first_bias, self.out, self.out_bias)
+    def network(self) -> kp.Network:
+        """These weights as the search takes them."""
+        return kp.Network(self.kp, self.first, self.first_bias, self.out, self.out_bias)
 
 
 def embedded_kp_path() -> Path:

@@ -21,6 +21,41 @@ cdef enum:
     NO_DEADLINE = 0
 
 
+# The search's margins and reductions, each a Context's param[] index; their option
+# names, defaults and ranges are TUNABLES (params.pxi), in this order.
+cdef enum:
+    RFP_MARGIN            # reverse futility: static score this far above beta, per ply ...
+    RFP_DEPTH             # ... up to this depth
+    FUTILITY_BASE         # futility of a quiet move at reduced depth 0 ...
+    FUTILITY_PER_DEPTH    # ... and per ply of reduced depth beyond it ...
+    FUTILITY_LMR_DEPTH    # ... up to this reduced depth
+    MCP_DEPTH             # move-count pruning of quiet moves up to this depth
+    QUIET_SEE_PRUNE       # a quiet move losing more than this x (reduced depth)^2 by SEE
+    LMR_BASE              # late-move reductions: base + log(depth) log(move number) /
+    LMR_DIVISOR           # divisor, both in hundredths of a ply ...
+    LMR_HISTORY_DIVISOR   # ... a ply less (or more) per this much history score ...
+    LMR_MIN_DEPTH         # ... from this depth ...
+    PV_LMR                # ... and these plies less at PV nodes
+    LMR_DEEPER            # a reduced move that beats alpha is searched again a ply deeper
+                          # when it beat the best so far by this + 2 x depth
+    ASPIRATION_DELTA      # first half-width of the aspiration window
+    QS_DELTA_MARGIN       # quiescence: skip a capture that cannot lift us this near alpha
+    QS_MOVE_COUNT         # quiescence skips captures after this many (but recaptures,
+                          # promotions and checks)
+    QS_EVASION_LIMIT      # quiescence in check, once not mated: at most this many quiet
+                          # evasions
+    PROB_CUT_MARGIN        # ProbCut: beta plus this, to be beaten at reduced depth
+    NULL_MIN_DEPTH        # null move from this depth, reduced NULL_BASE + depth /
+    NULL_BASE             # NULL_DEPTH_DIVISOR plies, one more per NULL_EVAL_DIVISOR of
+    NULL_DEPTH_DIVISOR    # static score above beta (three at most)
+    NULL_EVAL_DIVISOR
+    IIR_DEPTH             # from this depth, a PV or cut node without a table move is
+                          # searched a ply shallower (internal iterative reduction)
+    QUIET_SORT_LIMIT      # quiet moves scoring below -this x depth are left unsorted
+    THREAT_ORDER          # ordering bonus of a quiet move out of a cheaper piece's attack
+    N_PARAMS
+
+
 cdef struct RootMove:
     int move
     int score
@@ -52,6 +87,8 @@ cdef struct Context:
     RootMove* root_moves
     int root_count
     int pv_index
+    int param[N_PARAMS]           # the margins and reductions this search uses
+    int lmr_table[64][64]         # late-move reductions by depth and move number
 
 
 cdef inline int mate_in(int ply) noexcept nogil:
@@ -80,6 +117,8 @@ cdef inline int value_from_tt(int v, int ply) noexcept nogil:
 
 
 cdef void iterate(Context* c, int depth, int multipv) noexcept nogil
+cdef void set_param(Context* c, int index, int value) noexcept nogil
+cdef void default_params(Context* c) noexcept nogil
 
 
 cdef inline bint is_mate_score(int v) noexcept nogil:

@@ -224,14 +224,14 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
         m = pick_best(moves, scores, i, n)
         if checked:
             if is_quiet(p, m) and best > -VALUE_MATE_IN_MAX_PLY:
-                if quiet_evasions >= PARAM[QS_EVASION_LIMIT]:
+                if quiet_evasions >= c.param[QS_EVASION_LIMIT]:
                     continue
                 quiet_evasions += 1
         else:
             # a capture that gives check escapes the move count and delta pruning
             check_capture = gives_check(p, m)
             if (move_to(m) != prev_sq and not check_capture
-                    and tried >= PARAM[QS_MOVE_COUNT] and not move_is_promotion(m)):
+                    and tried >= c.param[QS_MOVE_COUNT] and not move_is_promotion(m)):
                 continue
             victim = captured_type(p, m)
             # quiet promotions: only the pawn's (a silver or a lance gains little, and
@@ -239,7 +239,7 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
             if victim == EMPTY and moved_type(p, m) != PAWN:
                 continue
             # delta pruning: even winning the piece cannot lift us to alpha
-            if (stand_pat + piece_value(victim) + PARAM[QS_DELTA_MARGIN] < alpha
+            if (stand_pat + piece_value(victim) + c.param[QS_DELTA_MARGIN] < alpha
                     and not move_is_promotion(m) and not check_capture):
                 continue
             # (the child's table bucket loads while SEE runs)
@@ -338,7 +338,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
             return v
 
     # Step 4. Internal iterative reduction; a mate in one
-    if depth >= PARAM[IIR_DEPTH] and tt_move == 0 and (pv_node or cut_node):
+    if depth >= c.param[IIR_DEPTH] and tt_move == 0 and (pv_node or cut_node):
         depth -= 1      # no table move: a cheaper search first
     if ply and not checked and depth >= MATE1_MIN_DEPTH and not found:
         # a mate in one ends the search of this node with its exact value (a table hit
@@ -354,8 +354,8 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     # Step 5. The moves
     prev1 = c.move_keys[ply - 1] if ply >= 1 else NO_PIECE_TO
     prev2 = c.move_keys[ply - 2] if ply >= 2 else NO_PIECE_TO
-    picker_init(&mp, c, tt_move, ply, ply == 0 or checked, -PARAM[QUIET_SORT_LIMIT] * depth,
-                PARAM[THREAT_ORDER])
+    picker_init(&mp, c, tt_move, ply, ply == 0 or checked, -c.param[QUIET_SORT_LIMIT] * depth,
+                c.param[THREAT_ORDER])
     if ply == 0:
         mp.n = root_moves_into(c, mp.moves)
     mp.pawn_index = pawn_history_index(p)
@@ -384,7 +384,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
                 continue
         new_depth = depth - 1
         reduction = 0
-        if depth >= PARAM[LMR_MIN_DEPTH] and searched >= 1 + 2 * pv_node and not checked:
+        if depth >= c.param[LMR_MIN_DEPTH] and searched >= 1 + 2 * pv_node and not checked:
             # late quiet moves, and quiet checks and losing captures too (a check a ply
             # less: its reduction may be -1, a ply deeper)
             reducible = quiet or not see_ge(p, m, 0)    # (SEE only for late moves)
@@ -408,7 +408,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
             if v > alpha and reduction and not c.ctl.aborted:
                 # how far the reduced search beat the best so far says how deep to
                 # look again (as in Stockfish-family searches)
-                new_depth += ((v > best + PARAM[LMR_DEEPER] + 2 * new_depth)
+                new_depth += ((v > best + c.param[LMR_DEEPER] + 2 * new_depth)
                               - (v < best + 9))
                 if new_depth > reduced_depth:
                     v = -search(c, new_depth, -alpha - 1, -alpha, ply + 1, False, True,
@@ -482,12 +482,12 @@ cdef inline int _prune_node(Context* c, int depth, int beta, int ply, int static
     leaves), the null move (if passing still beats beta, a real move will too), ProbCut
     (a capture whose shallow search beats beta by a margin)."""
     cdef int reduction, v
-    if depth <= PARAM[RFP_DEPTH] and static_eval - PARAM[RFP_MARGIN] * depth >= beta:
+    if depth <= c.param[RFP_DEPTH] and static_eval - c.param[RFP_MARGIN] * depth >= beta:
         return static_eval
-    if null_ok and depth >= PARAM[NULL_MIN_DEPTH] and static_eval >= beta:
+    if null_ok and depth >= c.param[NULL_MIN_DEPTH] and static_eval >= beta:
         # reduced more the further the static score stands above beta
-        reduction = (PARAM[NULL_BASE] + depth // PARAM[NULL_DEPTH_DIVISOR]
-                     + min((static_eval - beta) // PARAM[NULL_EVAL_DIVISOR], 3))
+        reduction = (c.param[NULL_BASE] + depth // c.param[NULL_DEPTH_DIVISOR]
+                     + min((static_eval - beta) // c.param[NULL_EVAL_DIVISOR], 3))
         c.move_keys[ply] = NO_PIECE_TO
         play_null(c, ply)
         v = -search(c, depth - 1 - reduction, -beta, -beta + 1, ply + 1, False, False, False)
@@ -570,7 +570,7 @@ cdef int _probcut(Context* c, int depth, int beta, int static_eval, int raw_eval
     cdef Pos* p = &c.pos
     cdef int moves[MAX_MOVES]
     cdef int scores[MAX_MOVES]
-    cdef int margin = PARAM[PROB_CUT_MARGIN]
+    cdef int margin = c.param[PROB_CUT_MARGIN]
     cdef int pc_beta = beta + margin
     cdef int n, i, m, v
     if found and te.depth - 1 >= depth - 3 and value_from_tt(te.value, ply) < pc_beta:
@@ -601,10 +601,10 @@ cdef enum:
     PRUNE_REST = 2              # ... and every quiet move after it
 
 
-cdef inline int _table_reduced_depth(int depth, int searched) noexcept nogil:
+cdef inline int _table_reduced_depth(const Context* c, int depth, int searched) noexcept nogil:
     """The depth a late move would be searched at after the plain table reduction
-    (LMR_TABLE, by depth and move number; no history), which the pruning rules weigh."""
-    return depth - 1 - LMR_TABLE[depth if depth < 64 else 63][
+    (lmr_table, by depth and move number; no history), which the pruning rules weigh."""
+    return depth - 1 - c.lmr_table[depth if depth < 64 else 63][
         searched + 1 if searched < 63 else 63]
 
 
@@ -620,19 +620,19 @@ cdef inline int _prune_move(Context* c, int m, bint quiet, bint check_given, int
     move that loses more than QuietSeePrune x (reduced depth)^2 by SEE, and for the
     captures and checks of _prune_capture."""
     cdef int lmr_depth
-    if (quiet and not check_given and depth <= PARAM[MCP_DEPTH]
+    if (quiet and not check_given and depth <= c.param[MCP_DEPTH]
             and searched >= (3 + depth * depth) // (2 - improving)):
         return PRUNE_REST
     if not quiet or check_given:
         return _prune_capture(c, m, quiet, check_given, depth, searched, alpha, static_eval)
-    lmr_depth = _table_reduced_depth(depth, searched)
+    lmr_depth = _table_reduced_depth(c, depth, searched)
     if lmr_depth < 0:
         lmr_depth = 0
-    if (lmr_depth <= PARAM[FUTILITY_LMR_DEPTH]
-            and static_eval + PARAM[FUTILITY_BASE] + PARAM[FUTILITY_PER_DEPTH] * lmr_depth
+    if (lmr_depth <= c.param[FUTILITY_LMR_DEPTH]
+            and static_eval + c.param[FUTILITY_BASE] + c.param[FUTILITY_PER_DEPTH] * lmr_depth
             <= alpha):
         return PRUNE_REST
-    if not see_ge(&c.pos, m, -PARAM[QUIET_SEE_PRUNE] * lmr_depth * lmr_depth):
+    if not see_ge(&c.pos, m, -c.param[QUIET_SEE_PRUNE] * lmr_depth * lmr_depth):
         return PRUNE_THIS
     return 0
 
@@ -647,7 +647,7 @@ cdef int _prune_capture(Context* c, int m, bint quiet, bint check_given, int dep
     cdef Pos* p = &c.pos
     cdef int victim = captured_type(p, m)
     cdef int hist = capture_history(&c.hist, p.side, move_key(p, m), victim)
-    cdef int lmr_depth = _table_reduced_depth(depth, searched)
+    cdef int lmr_depth = _table_reduced_depth(c, depth, searched)
     cdef int margin
     # (a promotion that captures nothing is not judged by its victim: a bishop that
     # promotes onto a fork was pruned so, after its capture history had sunk)
@@ -669,13 +669,13 @@ cdef inline int _late_move_reduction(Context* c, int m, int depth, int searched,
                                      bint pv_node, bint improving) noexcept nogil:
     """Plies taken off a late quiet move: more the later and deeper, less in PV nodes,
     for killers and for moves with a good history; never negative."""
-    cdef int r = LMR_TABLE[depth if depth < 64 else 63][searched + 1 if searched < 63 else 63]
-    r += (not improving) - pv_node * PARAM[PV_LMR]
+    cdef int r = c.lmr_table[depth if depth < 64 else 63][searched + 1 if searched < 63 else 63]
+    r += (not improving) - pv_node * c.param[PV_LMR]
     if m == c.hist.killers[ply][0] or m == c.hist.killers[ply][1]:
         r -= 1
     r -= quiet_score(&c.hist, c.pos.side, m, move_key(&c.pos, m),
                      c.move_keys[ply - 1] if ply >= 1 else NO_PIECE_TO,
-                     c.move_keys[ply - 2] if ply >= 2 else NO_PIECE_TO) // PARAM[LMR_HISTORY_DIVISOR]
+                     c.move_keys[ply - 2] if ply >= 2 else NO_PIECE_TO) // c.param[LMR_HISTORY_DIVISOR]
     return r if r > 0 else 0
 
 
@@ -693,7 +693,7 @@ cdef void iterate(Context* c, int depth, int multipv) noexcept nogil:
     for k in range(multipv):
         c.pv_index = k
         prev = c.root_moves[k].previous_score
-        delta = PARAM[ASPIRATION_DELTA]
+        delta = c.param[ASPIRATION_DELTA]
         if depth >= 4 and is_mate_score(prev) == 0:
             alpha = max(prev - delta, -VALUE_INFINITE)
             beta = min(prev + delta, VALUE_INFINITE)

@@ -11,6 +11,7 @@ from another thread; give it a limit when calling it from a script.
 """
 from typing import Any, Callable, Iterable
 
+from usi_engine.eval.kp import Network
 from usi_engine.mate.solver import MateSolver
 from usi_engine.core.position import Position
 from usi_engine.core.tt import HashMemory
@@ -34,9 +35,21 @@ class SearchResult:
                  nodes: int = ..., time_ms: int = ..., pv: Iterable[int] = ...) -> None: ...
 
 class Searcher:
-    """Owns the transposition table and histories; runs one search at a time.  search()
+    """Owns the transposition table, histories and its evaluation (the shipped network
+    unless set_evaluation says otherwise); runs one search at a time.  search()
     blocks the calling thread (the GIL is released inside); stop() and set_deadlines()
     may be called from any other thread meanwhile."""
+    def set_evaluation(self, network: Network | None) -> None:
+        """Search with `network` from the next search on, or with the hand-written
+        evaluation (None).  Without a call: the network shipped in the package."""
+    def set_parameter(self, name: str, value: int) -> None:
+        """Set one of the search's margins or reductions (TUNABLES; KeyError if
+        unknown, ValueError if out of range) for this searcher's next searches."""
+    def parameters(self) -> dict[str, int]:
+        """The value of each search parameter, by name."""
+    @property
+    def evaluation(self) -> Network | None:
+        """The network this searcher searches with (None: hand-written)."""
     def set_hash(self, megabytes: int) -> None:
         """(Re)allocate the transposition table (ValueError below 1 MB; MemoryError
         keeps the old one).  A search without a table first allocates 16 MB."""

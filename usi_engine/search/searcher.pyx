@@ -29,12 +29,13 @@ from usi_engine.core.tt cimport (TT, TTEntry, HashMemory, WRITER_SEARCH, WRITER_
 from usi_engine.core.atomics cimport atomic_load_int, atomic_load_i64, atomic_store_i64, monotonic_ns
 from usi_engine.core.control cimport (ctl_stop, ctl_clear_stop, ctl_start, ctl_deadline_after,
                                  ctl_raise_pending, ctl_elapsed_ms)
-from usi_engine.eval.kp cimport kp_active_net
+from usi_engine.eval.kp cimport Network
 from usi_engine.search.alphabeta cimport (MAX_PLY, MAX_ROOT_MOVES, VALUE_INFINITE, VALUE_MATE,
-                              VALUE_MATE_IN_MAX_PLY, NO_DEADLINE, RootMove, Context, iterate,
-                              value_from_tt)
-from usi_engine.search.threads cimport (helper_search, new_context, free_context, forget_history,
-                                 prepare_helper)
+                                          VALUE_MATE_IN_MAX_PLY, NO_DEADLINE, RootMove, Context,
+                                          iterate, value_from_tt, set_param)
+from usi_engine.search.alphabeta import TUNABLES, parameter_index
+from usi_engine.search.threads cimport (deepen, new_context, free_context, forget_history,
+                                        prepare_helper, ITERATION_CUT)
 from usi_engine.search.history cimport NO_PIECE_TO, quiet_score
 from usi_engine.core.see cimport see_ge, see_value
 from usi_engine.core.bitboard cimport init_tables
@@ -43,6 +44,19 @@ from usi_engine.search.move_picker cimport MovePicker, picker_init, next_move, i
 # (each extension holds its own copy of the attack tables: the test hooks below run
 # the picker and SEE here, not in tree's copy)
 init_tables()
+
+
+cdef int _after_iteration(void* owner, int depth, int event, int previous_best,
+                          int previous_score) noexcept with gil:
+    """The main thread's IterationHook: the Searcher's decisions between iterations;
+    an exception (from a progress callback, Ctrl-C) stops deepening and is raised
+    again when the search returns."""
+    cdef Searcher searcher = <Searcher>owner
+    try:
+        return searcher._after_iteration(depth, event, previous_best, previous_score)
+    except BaseException as exc:
+        searcher.pending_error = exc
+        return 1
 
 
 cdef void _report_progress(void* owner) noexcept with gil:
@@ -79,8 +93,9 @@ def _score_fields(int v) -> dict:
 
 
 cdef class Searcher:
-    """Owns the table memory (USI_Hash), the transposition table and histories; runs
-    one search at a time.
+    """Owns the table memory (USI_Hash), the transposition table, histories and its
+    evaluation (the shipped network unless `set_evaluation` says otherwise); runs one
+    search at a time.
 
     `search` blocks the calling thread (with the GIL released inside); `stop` and
     `set_deadlines` may be called from any other thread meanwhile; Ctrl-C on the main
@@ -101,6 +116,9 @@ cdef class Searcher:
     cdef list completed_lines     # [(move, score, seldepth, pv)] of the last whole iteration
     cdef object solver            # the df-pn solver inside this memory, built on first use
     cdef bint probing             # the solver is running the root mate probe
+    cdef Network network          # the learned evaluation's weights; None: hand-written
+    cdef bint network_chosen      # set_evaluation was called (else: the shipped network)
+    cdef object pending_error     # raised in the main thread's IterationHook, re-raised
 
     def __cinit__(self):
         memset(&self.tt, 0, sizeof(TT))
@@ -123,6 +141,38 @@ cdef class Searcher:
             free(self.helpers)
         self.helpers = NULL
         self.n_helpers = 0
+
+    def set_evaluation(self, network) -> None:
+        """Search with `network` (a `usi_engine.eval.kp.Network`, e.g. an
+        `EvalLoader`'s choice) from the next search on, or with the hand-written
+        evaluation when it is None.  Without a call: the network shipped in the
+        package.  Not during a search."""
+        if network is not None and not isinstance(network, Network):
+            raise TypeError(f"expected a kp.Network or None, not {type(network).__name__}")
+        self.network = network
+        self.network_chosen = True
+
+    def set_parameter(self, name: str, int value) -> None:
+        """Set one of the search's margins or reductions (`TUNABLES`: KeyError if
+        unknown, ValueError if out of range) for this searcher's next searches.
+
+        >>> s = Searcher(); s.set_parameter("RfpMargin", 160); s.parameters()["RfpMargin"]
+        160
+        """
+        set_param(self.ctx, parameter_index(name, value), value)
+
+    def parameters(self) -> dict:
+        """The value of each of the search's parameters (`TUNABLES`), by name."""
+        return {spec[0]: self.ctx.param[i] for i, spec in enumerate(TUNABLES)}
+
+    @property
+    def evaluation(self):
+        """The `kp.Network` this searcher searches with (None: the hand-written
+        evaluation)."""
+        if not self.network_chosen:
+            from usi_engine.eval.loader import shipped_network
+            self.set_evaluation(shipped_network())
+        return self.network
 
     @property
     def threads(self) -> int:
@@ -280,7 +330,7 @@ cdef class Searcher:
             ctl_clear_stop(&c.ctl)
         self.set_deadlines(soft_ms, hard_ms)
         c.tt = &self.tt
-        c.kp_net = kp_active_net()
+        c.kp_net = NULL if self.evaluation is None else &self.network.net
         c.root_sp = c.pos.sp
         ctl_start(&c.ctl, nodes if nodes > 0 else 0,
                   threading.current_thread() is threading.main_thread())
@@ -310,27 +360,30 @@ cdef class Searcher:
 
     cdef int _main_search(self, int max_depth) except -1:
         """The main thread's iterative deepening; returns the last completed depth."""
-        cdef Context* c = self.ctx
-        cdef int d, completed = 0, previous_best, previous_score
-        for d in range(1, max_depth + 1):
-            c.current_depth = d
-            previous_best = c.root_moves[0].move
-            previous_score = c.root_moves[0].score
-            with nogil:
-                iterate(c, d, self.multipv)
-            if c.ctl.aborted and d > 1:
-                # an iteration cut off mid-way may hold aspiration bounds, not scores;
-                # but a move that beat the previous best in it was searched in full
-                self._adopt_partial_best(previous_best)
-                break
-            completed = d
-            self._snapshot_lines()
-            self._emit_iteration(d)
-            if c.ctl.aborted or self._mate_settled(d):
-                break
-            if self._next_iteration_would_overrun(previous_best, previous_score):
-                break
+        cdef int completed
+        self.pending_error = None
+        with nogil:
+            completed = deepen(self.ctx, 0, max_depth, self.multipv, _after_iteration,
+                               <void*>self)
+        if self.pending_error is not None:
+            error, self.pending_error = self.pending_error, None
+            raise error
         return completed
+
+    cdef int _after_iteration(self, int depth, int event, int previous_best,
+                              int previous_score) except -1:
+        """Between two iterations: report a completed one and say whether to stop (the
+        search was stopped, a mate is settled, the next iteration would overrun the
+        time); after one cut off mid-way, keep a better move it proved."""
+        if event == ITERATION_CUT:
+            # an iteration cut off mid-way may hold aspiration bounds, not scores;
+            # but a move that beat the previous best in it was searched in full
+            self._adopt_partial_best(previous_best)
+            return 1
+        self._snapshot_lines()
+        self._emit_iteration(depth)
+        return (self.ctx.ctl.aborted or self._mate_settled(depth)
+                or self._next_iteration_would_overrun(previous_best, previous_score))
 
     def _start_helpers(self, int count, int max_depth) -> None:
         cdef Context* h
@@ -348,7 +401,7 @@ cdef class Searcher:
     def _run_helper(self, int i, int max_depth) -> None:
         cdef Context* h = self.helpers[i]
         with nogil:
-            helper_search(h, i + 1, max_depth)
+            deepen(h, i + 1, max_depth, 1, NULL, NULL)
 
     def _stop_helpers(self) -> None:
         cdef int i

@@ -1,6 +1,7 @@
 # cython: language_level=3
 """Search contexts and lazy SMP: a context's allocation, the helpers' preparation from
-the main context, and a helper thread's iterative deepening over tree.iterate."""
+the main context, and the iterative deepening over alphabeta.iterate that every search
+thread runs, the main one and the helpers."""
 from libc.stdlib cimport calloc, free
 from libc.string cimport memcpy
 
@@ -8,8 +9,9 @@ from usi_engine.core.types cimport *
 from usi_engine.core.position cimport pos_copy, pos_free, pos_reserve
 from usi_engine.core.control cimport ctl_clear_stop, ctl_start
 from usi_engine.search.history cimport history_clear
-from usi_engine.search.alphabeta cimport (Context, RootMove, MAX_PLY, MAX_ROOT_MOVES, VALUE_INFINITE,
-                              iterate, is_mate_score, mate_plies)
+from usi_engine.search.alphabeta cimport (Context, RootMove, MAX_PLY, MAX_ROOT_MOVES,
+                                          VALUE_INFINITE, iterate, is_mate_score, mate_plies,
+                                          default_params)
 
 
 # Lazy SMP: helper threads search the same root on their own position, history and
@@ -21,21 +23,39 @@ SKIP_SIZE[:] = [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4]
 SKIP_PHASE[:] = [0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7]
 
 
-cdef void helper_search(Context* c, int index, int max_depth) noexcept nogil:
-    """Iterative deepening of helper thread `index` (1..) until stopped or max_depth."""
-    cdef int d, k = (index - 1) % 20
+cdef int deepen(Context* c, int thread_index, int max_depth, int multipv,
+                IterationHook after, void* owner) noexcept nogil:
+    """Iterative deepening of one search thread until it is stopped, reaches max_depth,
+    or `after` says so; returns the last completed depth.
+
+    The main thread (thread_index 0) searches every depth and calls `after` (with the
+    GIL) after each iteration, or with ITERATION_CUT when the stop came in the middle
+    of one: the Searcher reports, decides on time and keeps what the cut-off iteration
+    proved.  A lazy-SMP helper (thread_index 1..) skips some depths, so that threads
+    spread over depths, reports nothing and ends at a mate its iteration proved."""
+    cdef int d, previous_best, previous_score
+    cdef int k = (thread_index - 1) % 20
     c.completed_depth = 0
     for d in range(1, max_depth + 1):
-        if d > 1 and ((d + SKIP_PHASE[k]) // SKIP_SIZE[k]) % 2:
+        if thread_index and d > 1 and ((d + SKIP_PHASE[k]) // SKIP_SIZE[k]) % 2:
             continue
         c.current_depth = d
-        iterate(c, d, 1)
-        if c.ctl.aborted:
-            return
+        previous_best = c.root_moves[0].move
+        previous_score = c.root_moves[0].score
+        iterate(c, d, multipv)
+        # (the main thread keeps a first iteration cut off: it still names a move)
+        if c.ctl.aborted and (d > 1 or after == NULL):
+            if after != NULL:
+                after(owner, d, ITERATION_CUT, previous_best, previous_score)
+            break
         c.completed_depth = d
         memcpy(&c.best_line, &c.root_moves[0], sizeof(RootMove))
-        if is_mate_score(c.best_line.score) and mate_plies(c.best_line.score) <= d:
-            return
+        if after != NULL:
+            if after(owner, d, ITERATION_DONE, previous_best, previous_score):
+                break
+        elif is_mate_score(c.best_line.score) and mate_plies(c.best_line.score) <= d:
+            break
+    return c.completed_depth
 
 
 cdef Context* new_context() noexcept nogil:
@@ -46,6 +66,7 @@ cdef Context* new_context() noexcept nogil:
     if c.root_moves == NULL:
         free(c)
         return NULL
+    default_params(c)
     return c
 
 
@@ -61,7 +82,8 @@ cdef void forget_history(Context* c) noexcept nogil:
 
 
 cdef int prepare_helper(Context* h, const Context* main) noexcept nogil:
-    """Give helper h the main context's root, root moves, table and rules; its own
+    """Give helper h the main context's root, root moves, table, evaluation, search
+    parameters and rules; its own
     stop flag (cleared), no deadline (the main thread stops it), no reports."""
     if pos_copy(&h.pos, &main.pos) != 0 or not pos_reserve(&h.pos, MAX_PLY + 16):
         return -1
@@ -69,6 +91,8 @@ cdef int prepare_helper(Context* h, const Context* main) noexcept nogil:
     memcpy(h.root_moves, main.root_moves, main.root_count * sizeof(RootMove))
     h.tt = main.tt
     h.kp_net = main.kp_net
+    memcpy(h.param, main.param, sizeof(h.param))
+    memcpy(h.lmr_table, main.lmr_table, sizeof(h.lmr_table))
     h.root_sp = main.root_sp
     h.max_game_ply = main.max_game_ply
     h.entering_king_rule = main.entering_king_rule

@@ -24,6 +24,7 @@ loss; mate scores are played out instead) or, as a draw, after MAX_GAME_PLY plie
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import multiprocessing
@@ -108,22 +109,23 @@ def default_openings_path() -> str | None:
     return str(path) if path.is_file() else None
 
 
-def _select_eval(kind: str, path: str | None) -> None:
-    """Make the searches of this process use evaluation `kind` ("hand": the
-    hand-written one; "learned": weights from `path` or the shipped ones).
+@functools.lru_cache(maxsize=4)
+def _network(kind: str, path: str | None):
+    """The evaluation `kind` names ("hand": None, the hand-written one; "learned": a
+    kp.Network of the weights in `path` or of the shipped ones), read once per process.
     ValueError with a one-line reason when that evaluation is not available."""
     if kind == "hand":
         if path is not None:
             raise ValueError("--eval-file goes with --eval learned, not with --eval hand")
-        return
+        return None
     if kind == "learned":
         from usi_engine.eval.loader import EvalLoader
-        messages = EvalLoader().apply("learned", path or "")
-        from usi_engine.eval import kp
+        loader = EvalLoader()
+        messages = loader.apply("learned", path or "")
         problems = [m for m in messages if not m.startswith("EvalFile: loaded")]
-        if problems or not kp.enabled():
+        if problems or loader.network is None:
             raise ValueError(problems[0] if problems else "no learned weights")
-        return
+        return loader.network
     raise ValueError(f"unknown evaluation {kind!r} (expected one of {', '.join(EVAL_KINDS)})")
 
 
@@ -135,6 +137,7 @@ def _new_searcher(settings: Settings):
     searcher = Searcher()
     searcher.set_threads(1)
     searcher.set_hash(settings.hash_mb)
+    searcher.set_evaluation(_network(settings.eval_kind, settings.eval_file))
     return searcher
 
 
@@ -242,7 +245,7 @@ _worker: dict = {}
 
 def _init_worker(settings: Settings, out_dir: str, counter) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)     # the parent handles Ctrl-C
-    _select_eval(settings.eval_kind, settings.eval_file)
+    _network(settings.eval_kind, settings.eval_file)
     _worker.update(settings=settings, out_dir=Path(out_dir), counter=counter)
 
 
@@ -316,7 +319,7 @@ def run(args: argparse.Namespace) -> int:
                         eval_file=os.path.abspath(args.eval_file) if args.eval_file else None,
                         hash_mb=args.hash_mb)
     try:
-        _select_eval(settings.eval_kind, settings.eval_file)
+        _network(settings.eval_kind, settings.eval_file)
     except ValueError as exc:
         return fail(str(exc))
     total_batches = -(-args.positions // args.batch_positions)

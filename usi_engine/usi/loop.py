@@ -181,7 +181,7 @@ class UsiEngine:
         self._searcher_factory = searcher_factory
         self._searcher: Any = None
         self._search_error: str | None = None  # why the searcher could not be made
-        self._eval_loader: Any = None  # EvalType/EvalFile state (eval_setup.EvalLoader)
+        self._eval_loader: Any = None  # EvalType/EvalFile state (eval.loader.EvalLoader)
         self._needs_new_game = False           # TT/histories to forget before next search
         self._position: Any = None             # current Position (None until first needed)
         self._clock_loss: Any = None           # timeman.ClockLoss, made at the first go
@@ -241,6 +241,8 @@ class UsiEngine:
                                                str(self.options["EvalFile"]),
                                                str(self.options["EvalDir"])):
             self.info_string(message)
+        if hasattr(self._searcher, "set_evaluation"):
+            self._searcher.set_evaluation(self._eval_loader.network)
 
     def _forget_game(self) -> None:
         """Forget the last game's tables and histories now if the searcher is free (it
@@ -345,8 +347,8 @@ class UsiEngine:
                 if searcher is not None and hasattr(searcher, "set_threads"):
                     searcher.set_threads(int(self.options["Threads"]))  # type: ignore[arg-type]
                     self._apply_eval_options()
-                if self._tuning:
-                    tuning.apply(self.options)
+                if self._tuning and hasattr(searcher, "set_parameter"):
+                    tuning.apply(self.options, searcher)
                 want = int(self.options["USI_Hash"])  # type: ignore[arg-type]
                 if (searcher is not None and hasattr(searcher, "use_memory")
                         and self._hash.isready(searcher, want)):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from typing import Any
 
 from usi_engine.usi.options import Options, OptionSpec, OptionValue, spin
 
@@ -40,8 +41,8 @@ def option_specs() -> list[OptionSpec]:
             for name, default, low, high in TUNABLES]
 
 
-def apply(values: Options | Mapping[str, OptionValue]) -> None:
-    """Give the search the tuned parameters' current option values."""
-    from usi_engine.search.alphabeta import TUNABLES, set_search_parameter
+def apply(values: Options | Mapping[str, OptionValue], searcher: Any) -> None:
+    """Give `searcher` (a `Searcher`) the tuned parameters' current option values."""
+    from usi_engine.search.alphabeta import TUNABLES
     for name, _default, _low, _high in TUNABLES:
-        set_search_parameter(name, int(values[name]))  # type: ignore[arg-type]
+        searcher.set_parameter(name, int(values[name]))  # type: ignore[arg-type]
