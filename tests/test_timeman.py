@@ -1,4 +1,5 @@
-"""Tests for usi_engine.usi.timeman: go parsing and the soft/hard deadlines."""
+"""Tests for usi_engine.usi.go (go parsing) and usi_engine.usi.timeman (the soft and
+hard deadlines)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from usi_engine.usi import options
-
-from usi_engine.usi import timeman
-
-GoParams, TimePlan, parse_go, plan = timeman.GoParams, timeman.TimePlan, timeman.parse_go, timeman.plan
-ClockLoss = timeman.ClockLoss
+from usi_engine.usi import options, timeman
+from usi_engine.usi.go import GoParams, parse_go
+from usi_engine.usi.timeman import ClockLoss, TimePlan, plan
 
 # Explicit option values so the tests do not depend on the defaults changing.
 OPTS = {

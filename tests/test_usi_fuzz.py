@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from usi_client import UsiProcess
-from usi_engine.usi.timeman import parse_go
+from usi_engine.usi.go import parse_go
 from usi_engine.usi.loop import COMMANDS, iter_lines
 
 _LINE_END = re.compile(rb"\r\n|\r|\n")

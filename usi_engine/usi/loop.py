@@ -100,7 +100,7 @@ class SearchJob:
     """
 
     position: Any                 # a private copy of the Position (the GUI may send a new one)
-    params: Any                   # timeman.GoParams
+    params: Any                   # go.GoParams
     plan: Any                     # timeman.TimePlan
     options: dict[str, Any]       # options snapshot at go time
     started_at: float             # time.monotonic() when the go line arrived
@@ -453,8 +453,9 @@ class UsiEngine:
     def cmd_go(self, args: list[str], rest: str, received_at: float) -> None:
         """``go ...``: start a search in a worker thread; returns at once."""
         from usi_engine.usi import timeman
+        from usi_engine.usi.go import parse_go
 
-        params, warnings = timeman.parse_go(args)
+        params, warnings = parse_go(args)
         for warning in warnings:
             self.info_string(warning)
         # A go while still thinking is a GUI error; the old go still gets its bestmove.
