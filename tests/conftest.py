@@ -17,15 +17,9 @@ if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
 
 
 def read_perft_suite():
-    """[(name, sfen, {depth: count})] from sfen/perft.txt."""
-    suite = []
-    for line in (SFEN_DIR / "perft.txt").read_text().splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        name, sfen, counts = (part.strip() for part in line.split("|"))
-        suite.append((name, sfen, {int(d): int(c) for d, c in
-                                   (kv.split("=") for kv in counts.split())}))
-    return suite
+    """[(name, sfen, {depth: count})] from sfen/perft.txt (bench's reader of it)."""
+    from bench.lib.suites import read_perft_file
+    return [(r.name, r.sfen, r.counts) for r in read_perft_file(SFEN_DIR / "perft.txt")]
 
 
 @pytest.fixture
