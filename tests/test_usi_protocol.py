@@ -77,8 +77,11 @@ _INT_FIELDS = {"depth", "seldepth", "time", "nodes", "nps", "hashfull", "multipv
                "currmovenumber", "cpuload"}
 
 
-def parse_info(text: str) -> dict:
-    """Parse an ``info`` line strictly by the USI grammar; AssertionError if malformed."""
+def check_info_grammar(text: str) -> dict:
+    """Check that our engine wrote an ``info`` line by the USI grammar (AssertionError
+    naming what is malformed: unknown or repeated fields, bad numbers, an empty pv) and
+    return its fields.  Not a parser for other engines' output: that is
+    usi_engine.usi.info.parse_info, which is lenient."""
     tokens = text.split()
     assert tokens[0] == "info", text
     out: dict = {}
@@ -117,7 +120,7 @@ def parse_info(text: str) -> dict:
 
 def search_infos(lines) -> list[dict]:
     """The parsed non-string info lines among ``lines``."""
-    infos = [parse_info(l.text) for l in lines if l.text.startswith("info ")]
+    infos = [check_info_grammar(l.text) for l in lines if l.text.startswith("info ")]
     return [i for i in infos if "string" not in i]
 
 
@@ -739,12 +742,12 @@ def test_info_bound_words_follow_the_score():
     assert line.endswith("score cp 30 lowerbound")
     line = format_info({"depth": 5, "score_mate": -3, "bound": "upper", "multipv": 2}, multipv=True)
     assert line == "info depth 5 multipv 2 score mate -3 upperbound"
-    parse_info(line)
+    check_info_grammar(line)
 
 
 def test_final_info_with_full_statistics_right_before_bestmove(engine):
     lines, _ = engine.go("position startpos moves 7g7f", "go depth 4")
-    final = parse_info(lines[-2].text)
+    final = check_info_grammar(lines[-2].text)
     assert {"depth", "seldepth", "time", "nodes", "nps", "hashfull", "score", "pv"} <= final.keys()
     assert final["pv"][0] == bestmove_of(lines)[0]
 

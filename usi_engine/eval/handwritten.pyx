@@ -19,6 +19,7 @@ from libc.string cimport memset
 from usi_engine.core.position cimport (Pos, Position, hand_count, state, pos_do_move, pos_undo_move,
                                   pos_copy, pos_reserve, pos_free)
 from usi_engine.core.movegen cimport generate, GEN_LEGAL
+from usi_engine.eval.walk cimport random_walk, WALK_MAX_PLIES
 
 init_tables()
 
@@ -213,53 +214,22 @@ def evaluate_sfen(str sfen) -> int:
     return evaluate(&pos.pos)
 
 
+cdef void _walk_update(void* sums, const Pos* p, int ply) noexcept nogil:
+    cdef HandSums* s = <HandSums*>sums
+    if ply == 0:
+        hand_refresh(p, &s[0])
+    else:
+        hand_update(p, &s[ply - 1], &s[ply])
+
+
+cdef bint _walk_agrees(void* sums, const Pos* p, int ply) noexcept nogil:
+    return hand_value(p, &(<HandSums*>sums)[ply]) == evaluate(p)
+
+
 def incremental_check(str sfen, int plies, unsigned int seed) -> dict:
     """Random legal walk of `plies` moves from `sfen` (undos mixed in), comparing the
     score from the board sums kept by hand_update with `evaluate` from scratch after
     every move and undo.  Returns a dict: checks, mismatches, and how many moves of
     each kind were made (drops, captures, promotions, king_moves)."""
-    cdef Position start = Position(sfen)
-    cdef Pos p
-    cdef HandSums sums[1010]
-    cdef int moves[MAX_MOVES]
-    cdef int n, m, ply = 0, checks = 0, mismatches = 0, step
-    cdef int drops = 0, captures = 0, promotions = 0, king_moves = 0
-    cdef unsigned int rng = seed * 2654435761u + 12345u
-    if plies > 1000:
-        raise ValueError("at most 1000 plies")
-    memset(&p, 0, sizeof(Pos))
-    if pos_copy(&p, &start.pos) != 0 or not pos_reserve(&p, plies + 8):
-        pos_free(&p)
-        raise MemoryError()
-    with nogil:
-        hand_refresh(&p, &sums[0])
-        for step in range(plies):
-            rng = rng * 1103515245u + 12345u
-            if ply > 0 and (rng >> 16) % 5 == 0:
-                pos_undo_move(&p)
-                ply -= 1
-            else:
-                n = generate(&p, moves, GEN_LEGAL)
-                if n == 0:
-                    if ply == 0:
-                        break
-                    pos_undo_move(&p)
-                    ply -= 1
-                else:
-                    rng = rng * 1103515245u + 12345u
-                    m = moves[(rng >> 16) % n]
-                    if move_is_drop(m):
-                        drops += 1
-                    else:
-                        captures += p.board[move_to(m)] != EMPTY
-                        promotions += move_is_promotion(m)
-                        king_moves += piece_type(p.board[move_from(m)]) == KING
-                    pos_do_move(&p, m)
-                    hand_update(&p, &sums[ply], &sums[ply + 1])
-                    ply += 1
-            checks += 1
-            if hand_value(&p, &sums[ply]) != evaluate(&p):
-                mismatches += 1
-    pos_free(&p)
-    return {"checks": checks, "mismatches": mismatches, "drops": drops,
-            "captures": captures, "promotions": promotions, "king_moves": king_moves}
+    cdef HandSums sums[WALK_MAX_PLIES + 1]
+    return random_walk(sfen, plies, seed, _walk_update, _walk_agrees, sums)

@@ -40,6 +40,8 @@ from usi_engine.core.bitboard cimport *
 from usi_engine.core.position cimport (Pos, Position, hand_count, pos_do_move, pos_undo_move,
                                   pos_copy, pos_free, pos_reserve)
 from usi_engine.core.movegen cimport generate, GEN_LEGAL
+from usi_engine.eval.walk cimport random_walk, WALK_MAX_PLIES
+from libc.stdlib cimport malloc, free
 
 init_tables()
 
@@ -381,53 +383,33 @@ def features(board: np.ndarray, hands: np.ndarray, side: np.ndarray) -> np.ndarr
     return out
 
 
-cdef dict _incremental_check(const KPNet* net, str sfen, int plies, unsigned int seed):
-    cdef Position start = Position(sfen)
-    cdef Pos p
-    cdef KPAcc accs[1010]
+cdef struct _WalkSums:
+    const KPNet* net
+    KPAcc acc[WALK_MAX_PLIES + 1]
+
+
+cdef void _walk_update(void* sums, const Pos* p, int ply) noexcept nogil:
+    cdef _WalkSums* s = <_WalkSums*>sums
+    if ply == 0:
+        kp_refresh(p, s.net, &s.acc[0])
+    else:
+        kp_update(p, s.net, &s.acc[ply - 1], &s.acc[ply])
+
+
+cdef bint _walk_agrees(void* sums, const Pos* p, int ply) noexcept nogil:
+    cdef _WalkSums* s = <_WalkSums*>sums
     cdef KPAcc fresh
-    cdef int moves[MAX_MOVES]
-    cdef int n, m, ply = 0, checks = 0, mismatches = 0, step
-    cdef int drops = 0, captures = 0, promotions = 0, king_moves = 0
-    cdef unsigned int rng = seed * 2654435761u + 12345u
-    memset(&p, 0, sizeof(Pos))
-    if plies > 1000:
-        raise ValueError("at most 1000 plies")
-    if pos_copy(&p, &start.pos) != 0 or not pos_reserve(&p, plies + 8):
-        pos_free(&p)
+    kp_refresh(p, s.net, &fresh)
+    return (fresh.sum[0] == s.acc[ply].sum[0] and fresh.sum[1] == s.acc[ply].sum[1]
+            and (s.net.ft == NULL or memcmp(fresh.acc, s.acc[ply].acc, sizeof(fresh.acc)) == 0))
+
+
+cdef dict _incremental_check(const KPNet* net, str sfen, int plies, unsigned int seed):
+    cdef _WalkSums* sums = <_WalkSums*>malloc(sizeof(_WalkSums))
+    if sums == NULL:
         raise MemoryError()
-    with nogil:
-        kp_refresh(&p, net, &accs[0])
-        for step in range(plies):
-            rng = rng * 1103515245u + 12345u
-            if ply > 0 and (rng >> 16) % 5 == 0:
-                pos_undo_move(&p)
-                ply -= 1
-            else:
-                n = generate(&p, moves, GEN_LEGAL)
-                if n == 0:
-                    if ply == 0:
-                        break
-                    pos_undo_move(&p)
-                    ply -= 1
-                else:
-                    rng = rng * 1103515245u + 12345u
-                    m = moves[(rng >> 16) % n]
-                    if move_is_drop(m):
-                        drops += 1
-                    else:
-                        captures += p.board[move_to(m)] != EMPTY
-                        promotions += move_is_promotion(m)
-                        king_moves += piece_type(p.board[move_from(m)]) == KING
-                    pos_do_move(&p, m)
-                    kp_update(&p, net, &accs[ply], &accs[ply + 1])
-                    ply += 1
-            kp_refresh(&p, net, &fresh)
-            checks += 1
-            if (fresh.sum[0] != accs[ply].sum[0] or fresh.sum[1] != accs[ply].sum[1]
-                    or (net.ft != NULL
-                        and memcmp(fresh.acc, accs[ply].acc, sizeof(fresh.acc)) != 0)):
-                mismatches += 1
-    pos_free(&p)
-    return {"checks": checks, "mismatches": mismatches, "drops": drops,
-            "captures": captures, "promotions": promotions, "king_moves": king_moves}
+    sums.net = net
+    try:
+        return random_walk(sfen, plies, seed, _walk_update, _walk_agrees, sums)
+    finally:
+        free(sums)
