@@ -533,7 +533,6 @@ def test_the_password_appears_in_no_log_record_or_console_line(tmp_path):
         conn.login()
         conn.start(summary("+"))
         conn.our_move()
-        conn.send(f"##[ERROR] echo {PASSWORD}")
         conn.end("#CHUDAN")
 
     server = ScriptServer(script)

@@ -7,7 +7,8 @@ by default, any USI engine with ``--engine``. It mirrors the server's clocks
 (:mod:`usi_engine.csa.clock`), sends floodgate's ``'* <score> <pv>`` comment with each
 move, ponders when asked, keeps the connection alive, plays ``--games N`` games
 reconnecting with back-off, and writes a timestamped log and a CSA record of each game.
-The password is never printed, logged or recorded.
+The password is never printed, logged or recorded: the LOGIN line is logged with its
+password field masked, and no other line is changed.
 
 One thread (the caller's) runs everything; reader threads only turn the server's
 and the engine's lines into events on one queue.
@@ -57,7 +58,7 @@ class Bridge:
     def __init__(self, config: BridgeConfig, stream: TextIO | None = None) -> None:
         self.config = config
         self.events: "queue.Queue[tuple]" = queue.Queue()
-        self.log = BridgeLog(config.log_dir, [config.password], config.echo, stream)
+        self.log = BridgeLog(config.log_dir, echo=config.echo, stream=stream)
         self.engine_command: list[str] = list(config.engine or default_engine_command())
         self.engine: UsiClient | None = None
         self.engine_generation = 0      # grows with each (re)start: a dead engine's lines
@@ -845,7 +846,7 @@ class Bridge:
         if not game.report.result:
             game.report.result = "unfinished"
         try:
-            write_record(game, self.log.redact)
+            write_record(game)
         except OSError as exc:
             self.note(f"cannot write the record {game.report.record_path}: {exc}")
         self.reports.append(game.report)

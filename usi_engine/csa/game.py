@@ -11,13 +11,13 @@ import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Callable, TextIO
+from typing import TextIO
 
 from usi_engine.csa.clock import Clock
 from usi_engine.csa.protocol import RECORD_END_CODES, STARTPOS_SFEN, GameSummary
 from usi_engine.usi.info import Info
 
-__all__ = ["GameReport", "GameState", "BridgeLog", "safe_name", "write_record"]
+__all__ = ["GameReport", "GameState", "BridgeLog", "mask_login", "safe_name", "write_record"]
 
 _SAFE_NAME_RE = re.compile(r"[^A-Za-z0-9_.+@-]")
 _LOG_NUMBERS = itertools.count(1)
@@ -54,15 +54,33 @@ class GameReport:
 
 # --- logging ---------------------------------------------------------------------------------
 
+def mask_login(text: str) -> str:
+    """``text`` with the password field of a ``LOGIN id [game,]password`` command
+    masked as ``*****`` (the game name stays); any other text unchanged.
+
+    Only the LOGIN command carries the password, so only it is masked: replacing the
+    password wherever it occurs would garble every other line (a password ``FU`` or
+    ``1`` is part of move lines, ``x`` of most words)."""
+    if not text.startswith("LOGIN "):
+        return text
+    fields = text.split(" ")
+    words = [i for i, f in enumerate(fields) if f]
+    if len(words) < 3:
+        return text
+    index = words[2]
+    game, comma, _ = fields[index].partition(",")
+    fields[index] = f"{game},*****" if comma else "*****"
+    return " ".join(fields)
+
+
 class BridgeLog:
     """Timestamped lines to the session log, the current game's log and (when
-    ``echo``) stderr. Every secret is replaced by ``*****`` before anything is
-    written."""
+    ``echo``) stderr. The password field of a ``LOGIN`` command is masked
+    (:func:`mask_login`); nothing else is changed."""
 
-    def __init__(self, log_dir: str, secrets: list[str], echo: bool = True,
+    def __init__(self, log_dir: str, secrets: list[str] | None = None, echo: bool = True,
                  stream: TextIO | None = None) -> None:
         self.log_dir = log_dir
-        self.secrets = [s for s in secrets if s]
         self.echo = echo
         self.stream = stream if stream is not None else sys.stderr
         self.lock = threading.Lock()
@@ -74,16 +92,10 @@ class BridgeLog:
         self.game: TextIO | None = None
         self.game_path = ""
 
-    def redact(self, text: str) -> str:
-        """The text with every secret masked."""
-        for secret in self.secrets:
-            text = text.replace(secret, "*****")
-        return text
-
     def write(self, tag: str, text: str, console: bool = True) -> None:
         """Log one line (``tag`` says where it came from or went)."""
         stamp = datetime.now().strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
-        line = self.redact(f"{stamp} {tag:<13} {text}")
+        line = f"{stamp} {tag:<13} {mask_login(text)}"
         with self.lock:
             for handle in (self.session, self.game):
                 if handle is not None:
@@ -200,9 +212,10 @@ class GameState:
         return None
 
 
-def write_record(game: GameState, redact: Callable[[str], str]) -> None:
+def write_record(game: GameState) -> None:
     """Write the game's CSA record (V2.2, floodgate's '** comments) to
-    ``game.report.record_path``, atomically."""
+    ``game.report.record_path``, atomically, exactly as played (it holds no
+    password: nothing in it is masked)."""
     summary = game.summary
     lines = ["V2.2", f"N+{summary.names['+']}", f"N-{summary.names['-']}",
              f"$EVENT:{summary.game_id}",
@@ -220,7 +233,7 @@ def write_record(game: GameState, redact: Callable[[str], str]) -> None:
     lines.append(f"'$END_TIME:{datetime.now().strftime('%Y/%m/%d %H:%M:%S')}")
     lines.append(f"'result: {' '.join('#' + r for r in game.report.reasons)} "
                  f"{game.report.result} (we were {game.me})".replace("  ", " "))
-    text = redact("\n".join(lines) + "\n")
+    text = "\n".join(lines) + "\n"
     path = game.report.record_path
     with open(path + ".tmp", "w", encoding="utf-8") as handle:
         handle.write(text)
