@@ -44,9 +44,10 @@ MAX_TIME_MS = 2**31 - 1          # 24 days
 PERFT_PROGRESS_DEPTH = 7
 
 
-def _fail(message: str) -> int:
-    """One line on stderr; returns the usage exit code."""
-    print(f"usi-engine: error: {message}", file=sys.stderr)
+def _fail(message: str, command: str = "") -> int:
+    """One line on stderr (``usi-engine[ command]: error: ...``); returns the usage
+    exit code."""
+    print(f"usi-engine{' ' + command if command else ''}: error: {message}", file=sys.stderr)
     return EXIT_USAGE
 
 
@@ -232,19 +233,31 @@ def cmd_csa(args: argparse.Namespace) -> int:
     try:
         config = build_config(args)
     except ConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(str(exc), "csa")
     try:
         bridge = Bridge(config)
     except OSError as exc:
-        print(f"error: cannot write the logs in {config.log_dir}: {exc}", file=sys.stderr)
-        return 2
+        return _fail(f"cannot write the logs in {config.log_dir}: {exc}", "csa")
     return bridge.run()
 
 
 def add_csa_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     """The ``csa`` sub-command's options (every one may also come from --config)."""
-    csa = sub.add_parser("csa", help="play on a CSA server (floodgate) with this or any USI engine")
+    csa = sub.add_parser(
+        "csa", help="play on a CSA server (floodgate) with this or any USI engine",
+        description="Log in to a CSA server (floodgate: --host wdoor.c.u-tokyo.ac.jp "
+                    "--game floodgate-300-10F), accept the games it proposes and play them "
+                    "with this engine or any USI engine (--engine), sending floodgate's "
+                    "'* score/PV comments. Every setting may come from a TOML file "
+                    "(--config); the password best from the CSA_PASSWORD environment "
+                    "variable. The console and a log folder (--log-dir) show every line "
+                    "sent and received (the LOGIN line's password masked) and a CSA record "
+                    "of each game. A failed connection or login is retried with a back-off "
+                    "from 5 s to 5 min, 8 times (about 15 minutes) before giving up; the "
+                    "first failure says so at once. Exit code 0 when the games were "
+                    "played, 1 when it gave up, 2 for bad settings, 130 for Ctrl-C "
+                    "(which resigns a game in progress and logs out).",
+        epilog="See docs/floodgate.md for a first game on floodgate.")
     csa.add_argument("--host", help="server name or address (floodgate: wdoor.c.u-tokyo.ac.jp)")
     csa.add_argument("--port", type=int, help="server port (default 4081)")
     csa.add_argument("--id", help="login name")

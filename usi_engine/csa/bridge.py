@@ -45,6 +45,11 @@ __all__ = ["Bridge", "BridgeConfig", "GameReport", "ConfigError", "build_config"
 PV_LIMIT = 24
 
 
+def _duration(seconds: float) -> str:
+    """``15 min`` or ``40 s``."""
+    return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
+
+
 # --- the bridge --------------------------------------------------------------------------------
 
 class _Interrupted(Exception):
@@ -130,15 +135,31 @@ class Bridge:
                     self.note(f"giving up after {failures} failed attempts in a row")
                     self._summary()
                     return 1
+                if failures == 1:
+                    self.note(f"that attempt failed: retrying {config.max_failures} more "
+                              f"time(s) over about {_duration(self._retry_seconds())} "
+                              f"before giving up (check --host/--port; Ctrl-C stops)")
             if played < config.games:
                 if not self._engine_alive and not self._start_engine():
                     return 1
                 if outcome not in ("played",):
-                    self.note(f"reconnecting in {backoff:.1f} s")
+                    attempt = (f" (attempt {failures + 1} of {config.max_failures + 1})"
+                               if failures else "")
+                    self.note(f"reconnecting in {backoff:.1f} s{attempt}")
                     self._sleep(backoff)
                     backoff = min(backoff * 2, config.backoff_max_s)
         self._summary()
         return 0
+
+    def _retry_seconds(self) -> float:
+        """How long the retries after a first failure wait in all (the back-off
+        sleeps; each attempt's own time comes on top)."""
+        config = self.config
+        total, backoff = 0.0, config.backoff_initial_s
+        for _ in range(config.max_failures):
+            total += backoff
+            backoff = min(backoff * 2, config.backoff_max_s)
+        return total
 
     def _summary(self) -> None:
         for report in self.reports:
