@@ -11,7 +11,9 @@ bench and tsume solving.
     usi-engine learn-net DATA... --out kpnn.bin  # train the network on top of it
     usi-engine relabel DATA... --out DIR --engine CMD  # a USI teacher's scores instead
 
-Bad arguments get one line on stderr and exit code 2; Ctrl-C one line and 130.
+Bad arguments get one line on stderr and exit code 2; Ctrl-C one line and 130; a
+closed output pipe (``usi-engine bench | head -1``) stops the command quietly with 141
+(128 + SIGPIPE, as shells report a command killed by SIGPIPE).
 """
 from __future__ import annotations
 
@@ -31,9 +33,12 @@ if not any(arg in ("learn", "learn-net") for arg in sys.argv[1:2]):
     for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(_variable, "1")
 
-#: Exit code for bad input (as argparse uses); 130 for Ctrl-C, as shells do.
+#: Exit code for bad input (as argparse uses); 130 for Ctrl-C, as shells do; 141
+#: (128 + SIGPIPE, as a C program killed by SIGPIPE) when the reader of the output
+#: went away (``usi-engine bench | head -1``): writing stops, without a traceback.
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
 #: Upper bounds of the numeric arguments: what the core takes (C ints), or what
 #: could ever finish.
 MAX_PERFT_DEPTH = 30
@@ -503,7 +508,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="A shogi engine speaking USI. Without a command it runs the USI loop "
                     "on stdin/stdout (register the usi-engine executable in a GUI); the "
                     "commands below are for perft, benchmarks and tsume solving.",
-        epilog="Bad arguments: one line on stderr and exit code 2.")
+        epilog="Bad arguments: one line on stderr and exit code 2. Ctrl-C: exit code "
+               "130. Output piped into a reader that stops early (usi-engine bench | "
+               "head -1): the command stops quietly with exit code 141 (128 + SIGPIPE).")
     parser.add_argument("--version", action="version", version=f"usi_engine {__version__}")
     sub = parser.add_subparsers(dest="command", title="commands", parser_class=_Parser)
     perft = sub.add_parser(
@@ -566,11 +573,27 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         return cmd_usi(args)
     try:
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()      # here, not at exit, so that a closed pipe is caught
+        return code
     except KeyboardInterrupt:
         _progress("")
         print("usi-engine: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        _drop_stdout()
+        return EXIT_BROKEN_PIPE
+
+
+def _drop_stdout() -> None:
+    """The reader of stdout is gone: point stdout at /dev/null so that nothing more
+    (Python's flush at exit included) fails or prints a traceback."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":
