@@ -24,7 +24,7 @@ import time
 from typing import Any, Callable, NoReturn
 
 from usi_engine import __version__
-from usi_engine.mate.suites import STRICT_MARK, read_tsume_suite, suite_is_strict
+from usi_engine.mate.suites import STRICT_MARK, read_fields, read_tsume_suite, suite_is_strict
 
 # numpy's BLAS threads spin on idle cores after start-up; only the training
 # subcommands do linear algebra, and bench or perft would share the cores with them
@@ -186,11 +186,29 @@ def cmd_mate(args: argparse.Namespace) -> int:
             # name | sfen | length lines (usi_engine.mate.suites); a suite whose comments
             # hold STRICT_MARK counts every defence in its lengths
             problems = [(p.name, p.sfen, p.length) for p in read_tsume_suite(args.suite)]
+            lines = [(number, " | ".join(parts))                       # the same lines
+                     for number, parts in read_fields(args.suite)]
             args.strict = args.strict or suite_is_strict(args.suite)
         except (OSError, UnicodeDecodeError) as exc:
             return _fail(f"--suite {args.suite}: cannot read it as a text file ({exc})")
         except ValueError as exc:
             return _fail(f"--suite {args.suite}: {exc}")
+        # A file without one problem that parses is not a suite (a README, a typo'd path
+        # to the wrong file): say so rather than "solved 0/N".
+        first_bad = None
+        for (number, line), (_, sfen, _) in zip(lines, problems):
+            try:
+                Position(sfen)
+                break
+            except ValueError as exc:
+                excerpt = line if len(line) <= 40 else line[:37] + "..."
+                first_bad = first_bad or f"line {number} {excerpt!r}: {exc}"
+        else:
+            if first_bad is None:
+                return _fail(f"--suite {args.suite}: no problem in it (expected "
+                             "'name | sfen | length' lines)")
+            return _fail(f"--suite {args.suite}: no valid problem in it; first bad "
+                         f"{first_bad}")
     solver = MateSolver()
     try:
         solver.set_hash(args.hash)
