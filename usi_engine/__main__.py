@@ -131,16 +131,23 @@ def cmd_bench(args: argparse.Namespace) -> int:
     each position, no time limit, so the total node count is a signature of the
     search code. Last line: ``nodes N time_ms T nps X``.
     """
-    from usi_engine.eval.loader import EvalLoader
+    from usi_engine.eval.loader import EvalLoader, load_network
+    from usi_engine.eval.weights import WeightFileError
     from usi_engine.core.position import Position, move_to_usi
     from usi_engine.search.searcher import Searcher
 
+    if args.eval_file is not None and args.eval != "learned":
+        return _fail(f"--eval-file goes with --eval learned, not with --eval {args.eval}")
     loader = EvalLoader()
-    for message in loader.apply(args.eval, args.eval_file or ""):
-        if not message.startswith("EvalFile: loaded"):
-            return _fail(message)
+    loader.apply(args.eval, "")           # the hand-written weights, or the shipped ones
+    network = loader.network
+    if args.eval_file is not None:
+        try:
+            network = load_network(args.eval_file)
+        except WeightFileError as exc:    # the weights asked for, or an error: no fallback
+            return _fail(f"--eval-file {args.eval_file}: {exc}")
     searcher = Searcher()
-    searcher.set_evaluation(loader.network)
+    searcher.set_evaluation(network)
     searcher.set_hash(BENCH_HASH_MB)
     total_nodes = 0
     total_seconds = 0.0

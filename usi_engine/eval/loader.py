@@ -9,8 +9,10 @@ king-piece table alone, or a table with the network on top of it
 chooses the hand-written evaluation, kept as the baseline, and `EvalType material` its
 piece values alone (the evaluation of YaneuraOu's material edition, for matches that
 compare searches).  A weight file that cannot be used (missing, truncated, of another
-shape, damaged) is reported and the weights loaded before stay in use; a file is read
-again only when its path, size or time changed.
+shape, damaged) is reported once and the weights loaded before stay in use; a file is
+read again (and a failure reported again) only when its path, size or time changed.
+A command that must have the weights it names (``usi-engine bench --eval-file``) uses
+`load_network`, which raises instead of falling back.
 
 The loader decides; the searcher searches with what it is given:
 
@@ -57,6 +59,14 @@ def as_network(weights: eval_weights.NetWeights | object) -> kp.Network:
     return kp.Network(weights)
 
 
+def load_network(eval_file: str, eval_dir: str = "") -> kp.Network:
+    """The weights `eval_file` names (resolved as the `EvalFile` option is: in
+    `eval_dir` first, then as given, then among the shipped files) as a `kp.Network`;
+    `eval_weights.WeightFileError` (a one-line reason) when they cannot be used.
+    Nothing falls back: for commands that were told which weights to use."""
+    return as_network(eval_weights.read_any(EvalLoader._resolve(eval_file, eval_dir)))
+
+
 class EvalLoader:
     """Keeps track of the loaded weight file; `apply` reads the options, and `network`
     is then what a `Searcher` should search with (None: the hand-written evaluation)."""
@@ -65,6 +75,9 @@ class EvalLoader:
         self.loaded: tuple[str, int, int] | None = None   # (path, size, mtime_ns)
         self.network: kp.Network | None = None
         self._learned: kp.Network | None = None
+        # the file that failed last, as (path, identity): reported once, not at every
+        # apply while it stays the same
+        self._failed: tuple[str, tuple[str, int, int] | None] | None = None
 
     @property
     def loaded_path(self) -> str | None:
@@ -83,6 +96,7 @@ class EvalLoader:
             handwritten.load_weights(handwritten.material_weights() if kind == "material"
                                      else handwritten.default_weights())
             self.network = None
+            self._failed = None
             return []
         handwritten.load_weights(handwritten.default_weights())
         path = self._resolve(eval_file, eval_dir)
@@ -92,10 +106,15 @@ class EvalLoader:
             identity = (str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns)
         except OSError:
             identity = None
-        if identity is None or identity != self.loaded:
+        if self._failed is not None and self._failed[0] != path:
+            self._failed = None       # another file was asked for since
+        if self._failed is not None and self._failed == (path, identity):
+            pass              # the same unusable file, already reported: nothing new
+        elif identity is None or identity != self.loaded:
             try:
                 weights = eval_weights.read_any(path)
             except eval_weights.WeightFileError as exc:
+                self._failed = (path, identity)
                 if self.loaded is not None:
                     messages.append(f"EvalFile: {exc}; keeping {self.loaded[0]}")
                 else:
@@ -103,6 +122,7 @@ class EvalLoader:
                     messages.append(f"EvalFile: {exc}; using the shipped weights {fallback}")
                     self._use_shipped()
             else:
+                self._failed = None
                 self._learned = as_network(weights)
                 self.loaded = identity
                 if identity is not None and identity[0] != str(eval_weights.embedded_path()):

@@ -119,13 +119,13 @@ def _network(kind: str, path: str | None):
             raise ValueError("--eval-file goes with --eval learned, not with --eval hand")
         return None
     if kind == "learned":
-        from usi_engine.eval.loader import EvalLoader
-        loader = EvalLoader()
-        messages = loader.apply("learned", path or "")
-        problems = [m for m in messages if not m.startswith("EvalFile: loaded")]
-        if problems or loader.network is None:
-            raise ValueError(problems[0] if problems else "no learned weights")
-        return loader.network
+        from usi_engine.eval.loader import load_network
+        from usi_engine.eval.weights import WeightFileError
+        try:
+            return load_network(path or "")     # the file asked for, or an error
+        except WeightFileError as exc:
+            raise ValueError(f"--eval-file {path}: {exc}" if path
+                             else f"the shipped weights: {exc}") from None
     raise ValueError(f"unknown evaluation {kind!r} (expected one of {', '.join(EVAL_KINDS)})")
 
 
