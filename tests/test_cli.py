@@ -48,7 +48,8 @@ def test_bench_node_count_is_deterministic():
 
 def test_mate_prints_one_usi_checkmate_line():
     code, lines, _ = run("mate", "4k4/9/4P4/9/9/9/9/9/9 b G 1", "--time-ms", "2000")
-    assert code == 0 and lines == ["checkmate G*5b"]
+    assert code == 0 and lines == ["checkmate G*5b", "# mate in 1 plies: proven shortest, "
+                                                     "against the longest defence"]
 
 
 def test_mate_reports_nomate_and_timeout():
@@ -63,7 +64,7 @@ def test_mate_suite_prints_a_line_per_problem_and_a_summary(tmp_path):
                      "koten | 3sks3/9/4S4/9/9/B8/9/9/9 b S2rb4g4n4l18p 1 | 3\n")
     code, lines, _ = run("mate", "--suite", str(suite), "--time-ms", "3000")
     assert code == 0 and len(lines) == 5
-    assert lines[0] == "# lengths counted as published"
+    assert lines[0].startswith("# lengths counted as published;")
     assert lines[1].split() == ["problem", "result", "plies", "expected", "time_ms", "nodes"]
     assert lines[-1].startswith("solved 2/2, expected length matched 2")
 
@@ -74,7 +75,7 @@ def test_a_suite_marked_strict_is_counted_strictly(tmp_path):
     suite = tmp_path / "suite.txt"
     suite.write_text(f"# The lengths: strict minimax (every defence counts)\np | {sfen} | 5\n")
     code, lines, _ = run("mate", "--suite", str(suite), "--time-ms", "5000")
-    assert code == 0 and lines[0] == "# lengths counted strictly (every defence)"
+    assert code == 0 and lines[0].startswith("# lengths counted strictly (every defence);")
     assert lines[-1].startswith("solved 1/1, expected length matched 1")
 
 
@@ -82,8 +83,9 @@ def test_mate_strict_counts_useless_interpositions():
     sfen = "lns4+r1/1rgk+b4/pppp2+N2/4p4/9/3P5/PPPGPP3/LBNS1K3/1N4+l2 w GPg2sl6p 96"
     published = run("mate", sfen, "--time-ms", "5000")[1]
     strict = run("mate", sfen, "--time-ms", "5000", "--strict")[1]
-    assert published == ["checkmate 2a2h 4h5i S*5h"]
-    assert len(strict) == 1 and len(strict[0].split()) == 1 + 5
+    assert published[0] == "checkmate 2a2h 4h5i S*5h"
+    assert published[1].startswith("# mate in 3 plies: ")
+    assert len(strict) == 2 and len(strict[0].split()) == 1 + 5
 
 
 # ---- bad arguments: one line on stderr, exit code 2 ------------------------------------------
@@ -134,7 +136,8 @@ def test_an_illegal_sfen_is_refused_before_the_table_is_allocated():
 ])
 def test_mate_takes_the_usi_position_forms(args):
     code, lines, _ = run("mate", *args, "--time-ms", "5000")
-    assert code == 0 and lines == ["checkmate G*5b"]
+    assert code == 0 and lines == ["checkmate G*5b", "# mate in 1 plies: proven shortest, "
+                                                     "against the longest defence"]
 
 
 def test_perft_takes_startpos_with_moves():

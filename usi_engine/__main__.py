@@ -4,7 +4,8 @@ bench and tsume solving.
     usi-engine                                   # the USI loop
     usi-engine perft 5 [--sfen SFEN] [--divide]  # last line: nodes N time_ms T nps X
     usi-engine bench [--depth D]                 # last line: nodes N time_ms T nps X
-    usi-engine mate SFEN [--time-ms T]           # one line, as USI `checkmate ...`
+    usi-engine mate SFEN [--time-ms T]           # USI `checkmate ...`, then whether the
+                                                 # length is proven shortest
     usi-engine csa --host H --id ID ...          # play on a CSA server (floodgate)
     usi-engine gensfen --out DIR --positions N   # self-play training data (PackedSfenValue)
     usi-engine learn DATA... --out kp.bin        # train the learned evaluation on it
@@ -173,6 +174,7 @@ def cmd_mate(args: argparse.Namespace) -> int:
     """Solve one tsume (prints the USI `checkmate ...` line) or a suite (a progress line
     per problem and a summary)."""
     from usi_engine.mate.solver import MateSolver
+    from usi_engine.mate.report import length_note
     from usi_engine.core.position import Position
 
     # Read and check the input before allocating the table (256 MB by default).
@@ -222,12 +224,16 @@ def cmd_mate(args: argparse.Namespace) -> int:
     except MemoryError as exc:
         return _fail(f"--hash {args.hash}: {exc}")
     if args.suite is None:
-        print(solver.solve(position, time_ms=args.time_ms, published=not args.strict).usi())
+        result = solver.solve(position, time_ms=args.time_ms, published=not args.strict)
+        print(result.usi())
+        if result.status == "mate":
+            print("# " + length_note(result))
         return 0
-    solved = exact = 0
+    solved = exact = proven = 0
     total_ms = total_nodes = 0
     width = max((len(name) for name, _, _ in problems), default=4)
-    print(f"# lengths counted {'strictly (every defence)' if args.strict else 'as published'}")
+    print(f"# lengths counted {'strictly (every defence)' if args.strict else 'as published'}"
+          f"; a length marked '?' is not proven shortest (a limit came first)")
     print(f"{'problem':<{width}}  result   plies   expected  time_ms       nodes")
     for number, (name, sfen, published) in enumerate(problems, start=1):
         try:
@@ -241,13 +247,16 @@ def cmd_mate(args: argparse.Namespace) -> int:
         plies = len(result.pv) if result.status == "mate" else 0
         solved += result.status == "mate"
         exact += result.status == "mate" and plies == published
+        proven += result.status == "mate" and result.shortest
+        length = f"{plies}{'' if result.shortest else '?'}" if plies else "-"
         total_ms += result.time_ms
         total_nodes += result.nodes
         _progress("")
-        print(f"{name:<{width}}  {result.status:<7}  {plies or '-':>5}  "
+        print(f"{name:<{width}}  {result.status:<7}  {length:>5}  "
               f"{published if published is not None else '?':>9}  {result.time_ms:>7}  "
               f"{result.nodes:>10}", flush=True)
     print(f"solved {solved}/{len(problems)}, expected length matched {exact}, "
+          f"proven shortest {proven}, "
           f"time_ms {total_ms}, nodes {total_nodes}")
     return 0
 
@@ -553,8 +562,13 @@ def build_parser() -> argparse.ArgumentParser:
     mate = sub.add_parser(
         "mate", help="solve a tsume: prints the USI checkmate line",
         description="Solve a tsume (the side to move attacks): prints one line as USI's "
-                    "'checkmate <moves>', 'checkmate nomate' or 'checkmate timeout'. With "
-                    "--suite, a line per problem and a summary (progress on a terminal).")
+                    "'checkmate <moves>', 'checkmate nomate' or 'checkmate timeout', and "
+                    "after a mate a line '# mate in N plies: proven shortest, ...' or '... "
+                    "not proven shortest ...' (with a time limit the solver may stop before "
+                    "it has ruled out shorter mates and settled the longest defences: more "
+                    "time may then give another length). With --suite, a line per problem "
+                    "(a length marked '?' is not proven shortest) and a summary (progress "
+                    "on a terminal).")
     mate.add_argument("sfen", nargs="*",
                       help="the position: an SFEN, 'sfen <SFEN>' or 'startpos', optionally "
                            "followed by 'moves ...' (quote it or not)")

@@ -19,7 +19,11 @@ class MateResult:
     pv: list[int]
     nodes: int
     time_ms: int
-    def __init__(self, status: str, pv: list[int] = ..., nodes: int = ..., time_ms: int = ...) -> None: ...
+    shortest: bool
+    """The length is proven: no shorter mate, and the line against the longest defence
+    (False when a limit cut that work short: the length may change with more time)."""
+    def __init__(self, status: str, pv: list[int] = ..., nodes: int = ..., time_ms: int = ...,
+                 shortest: bool = ...) -> None: ...
     def usi(self) -> str:
         """'checkmate m1 ... mn', 'checkmate nomate' or 'checkmate timeout'."""
 

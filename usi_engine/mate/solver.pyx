@@ -47,11 +47,16 @@ init_tables()
 
 
 class MateResult:
-    """status is 'mate', 'nomate' or 'timeout'; pv the mating line (moves as ints)."""
-    __slots__ = ("status", "pv", "nodes", "time_ms")
+    """status is 'mate', 'nomate' or 'timeout'; pv the mating line (moves as ints).
+    shortest: the line's length is proven the mate's length (no shorter mate exists
+    and the line is against the longest defence); False when a limit ended the search
+    for shorter mates or the settling of the defences first, or shortest=False was
+    asked: the length may then differ with more time, either way."""
+    __slots__ = ("status", "pv", "nodes", "time_ms", "shortest")
 
-    def __init__(self, status, pv=(), nodes=0, time_ms=0):
+    def __init__(self, status, pv=(), nodes=0, time_ms=0, shortest=False):
         self.status, self.pv, self.nodes, self.time_ms = status, list(pv), nodes, time_ms
+        self.shortest = bool(shortest)
 
     def usi(self) -> str:
         """The USI reply: 'checkmate m1 ... mn', 'checkmate nomate' or 'checkmate timeout'."""
@@ -257,15 +262,20 @@ cdef class MateSolver:
         # then shorter mates, until 60% of the time; the line with the longest
         # defence settled, until 85%; else the line as the table's lengths say
         shorten = self._phase_deadline(time_ms, 60)
+        no_shorter = proved <= 1        # proven: no mate of fewer plies exists
         while shortest and shorten and proved > 1 and not s.ctl.aborted:
-            if prove_root(s, proved - 2, &length) != 1:
+            status = prove_root(s, proved - 2, &length)
+            if status != 1:
+                no_shorter = status == -1
                 break
             proved = length
             shorter = principal_variation(s, length)
             if shorter is not None:
                 pv = shorter
                 self.best_length = len(pv)
+            no_shorter = proved <= 1
         line = None
+        settled = False
         for settle in ([True, False] if shortest else [False]):
             if not self._phase_deadline(time_ms, 85 if settle else 0):
                 if self._hard_stop():
@@ -277,12 +287,14 @@ cdef class MateSolver:
             if line is not None:
                 pv = line
                 self.best_length = len(pv)
+                settled = settle
                 break
         s.ctl.phase_deadline = 0
         elapsed = ctl_elapsed_ms(&s.ctl)
         if pv is None:
             return MateResult("timeout", (), s.ctl.nodes, elapsed)
-        return MateResult("mate", pv, s.ctl.nodes, elapsed)
+        return MateResult("mate", pv, s.ctl.nodes, elapsed,
+                          shortest and no_shorter and settled)
 
     cdef bint _phase_deadline(self, time_ms, int percent):
         """Let the search go on until percent of time_ms (0: the real deadline).  False

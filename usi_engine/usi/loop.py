@@ -680,7 +680,8 @@ class UsiEngine:
                  "hashfull": solver.hashfull()}
         lines = [format_mate_info(final)]
         if result.status == "mate":
-            lines.append(f"info string mate in {len(result.pv)} plies")
+            from usi_engine.mate.report import length_note
+            lines.append("info string " + length_note(result))   # proven shortest or not
         return lines + [result.usi()]
 
     # -- the loop ------------------------------------------------------------------------
