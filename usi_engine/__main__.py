@@ -355,7 +355,7 @@ def add_gensfen_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]
                    help="make only these batches, e.g. 10-19 or 0-4,7 (to share out the work)")
     p.add_argument("--openings", metavar="FILE",
                    help="opening file, one 'startpos moves ...' or SFEN a line (default: "
-                        "sfen/openings.txt of the source tree)")
+                        "the opening set shipped in the package, usi_engine/data/openings.txt)")
     p.add_argument("--random-plies", type=_int_in(0, 100), default=4, metavar="N",
                    help="up to N random legal moves after the opening (default 4)")
     p.add_argument("--eval", choices=("hand", "learned"), default="hand",

@@ -6,7 +6,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 BENCH = REPO / "bench"
 SFEN = REPO / "sfen"
-OPENINGS = SFEN / "openings.txt"
+OPENINGS = REPO / "usi_engine" / "data" / "openings.txt"   # shipped in the package (gensfen)
 PERFT = SFEN / "perft.txt"
 TSUME_DIR = SFEN / "tsume"
 BLUNDERS = BENCH / "blunders"

@@ -16,7 +16,7 @@ of a build (this checkout's, a past commit's, or with other weights) to play aga
         --base-option BookFile=no_book --games 100 --byoyomi 300
 
 Both engines get NetworkDelay 0, NetworkDelay2 0, USI_Hash 64 and Threads 1 unless
---new-option/--base-option say otherwise; every opening of sfen/openings.txt that is
+--new-option/--base-option say otherwise; every opening of usi_engine/data/openings.txt that is
 drawn is played twice, once with each colour. shogiarena (the `bench` extra, Python
 3.11+) runs the games, adjudicates and stops early when the SPRT (elo0 0, elo1 20)
 decides; the run directory keeps every game (game.db) and can be resumed by running

@@ -1,4 +1,5 @@
-"""Write the opening set for matches (sfen/openings.txt): balanced positions after a few
+"""Write the opening set for matches and gensfen (usi_engine/data/openings.txt, shipped in
+the package): balanced positions after a few
 plausible plies from the start position, one ``startpos moves ...`` line each.
 
     python -m bench.tools.make_openings                 # 256 openings, seed 1, about a minute

@@ -103,10 +103,20 @@ def read_openings(path: str) -> tuple[str, ...]:
     return tuple(openings)
 
 
-def default_openings_path() -> str | None:
-    """The opening set shipped in the source tree (sfen/openings.txt), if present."""
-    path = Path(__file__).resolve().parent.parent / "sfen" / "openings.txt"
-    return str(path) if path.is_file() else None
+#: The opening set, shipped in the package (the repository's one copy of it).
+OPENINGS_RESOURCE = "data/openings.txt"
+
+
+def default_openings_path() -> str:
+    """The opening set shipped in the package (usi_engine/data/openings.txt), the same
+    in a source checkout and an installed package. OSError if the installation lacks
+    it: gensfen never falls back to other openings, which would give other bytes."""
+    from importlib import resources
+    path = resources.files("usi_engine").joinpath(OPENINGS_RESOURCE)
+    if not path.is_file():
+        raise FileNotFoundError(f"the package's opening set usi_engine/{OPENINGS_RESOURCE} "
+                                "is missing (a broken installation?): give --openings FILE")
+    return str(path)
 
 
 @functools.lru_cache(maxsize=4)
@@ -306,9 +316,12 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
     nodes = 0 if args.depth else (args.nodes or 4000)
-    openings_path = args.openings or default_openings_path()
     try:
-        openings = read_openings(openings_path) if openings_path else ("startpos",)
+        openings_path = args.openings or default_openings_path()
+    except OSError as exc:
+        return fail(str(exc))
+    try:
+        openings = read_openings(openings_path)
     except (OSError, UnicodeDecodeError) as exc:
         return fail(f"--openings {openings_path}: cannot read it ({exc})")
     except ValueError as exc:
