@@ -192,15 +192,15 @@ cdef inline uint64_t _mix(uint64_t z) noexcept nogil:
     return z ^ (z >> 31)
 
 
-cdef void _hammer(TT* tt, uint64_t seed, long rounds, long* found_count,
-                  long* torn_count) noexcept nogil:
+cdef void _hammer(TT* tt, uint64_t seed, int64_t rounds, int64_t* found_count,
+                  int64_t* torn_count) noexcept nogil:
     """Write and read 64 keys on a tiny table; every field written is a function of the
     key, so an entry read with data that is not its key's is a torn one."""
     cdef uint64_t state = seed, key, f
     cdef TTEntry* slot
     cdef TTEntry entry
     cdef bint found
-    cdef long i
+    cdef int64_t i
     for i in range(rounds):
         state = _mix(state + 0x9E3779B97F4A7C15ULL)
         key = _mix(state & 63) | 1
@@ -217,7 +217,7 @@ cdef void _hammer(TT* tt, uint64_t seed, long rounds, long* found_count,
                      <uint16_t>((f >> 32) | 1), <int16_t>((f >> 16) & 0x3FFF))
 
 
-def concurrent_table_check(int threads=4, long rounds=100000) -> tuple:
+def concurrent_table_check(int threads=4, int64_t rounds=100000) -> tuple:
     """For the tests: `threads` threads (without the GIL) write and read the same 64 keys
     on a table of four buckets; returns (entries found, entries found whose data is not
     their key's).  The second number must be 0.
@@ -228,7 +228,7 @@ def concurrent_table_check(int threads=4, long rounds=100000) -> tuple:
     import threading
     cdef TT tt
     cdef HashMemory memory = HashMemory(1)
-    cdef long counts[2 * 64]
+    cdef int64_t counts[2 * 64]
     cdef int i
     if not 1 <= threads <= 64:
         raise ValueError("threads must be in 1..64")
@@ -236,7 +236,7 @@ def concurrent_table_check(int threads=4, long rounds=100000) -> tuple:
     for i in range(2 * threads):
         counts[i] = 0
     cdef TT* table = &tt
-    cdef long* c = counts
+    cdef int64_t* c = counts
 
     start = threading.Barrier(threads)
 
