@@ -13,7 +13,7 @@ Replacement: within the key's bucket, a slot holding the same key, else an empty
 else the one with the lowest depth less 8 plies per generation of age, so the table
 keeps working indefinitely once full and older games' entries go first.
 """
-from libc.stdint cimport int16_t, uint16_t, uint64_t
+from libc.stdint cimport int16_t, int64_t, uint16_t, uint64_t
 from libc.string cimport memcpy
 
 from usi_engine.core.bigmem cimport big_zalloc, big_free
