@@ -20,15 +20,22 @@ def opts():
 
 EXPECTED_DEFAULTS = [
     # name, type, default, min, max
-    ("USI_Hash", "spin", 256, 1, 32768),
+    ("USI_Hash", "spin", 256, 1, 1048576),
     ("USI_Ponder", "check", False, None, None),
+    ("Stochastic_Ponder", "check", False, None, None),
     ("MultiPV", "spin", 1, 1, 500),
+    ("ConsiderationMode", "check", False, None, None),
+    ("OutputFailLHPV", "check", True, None, None),
+    ("PvInterval", "spin", 300, 0, 100000),
     ("NetworkDelay", "spin", 120, 0, 10000),
     ("NetworkDelay2", "spin", 120, 0, 10000),
     ("MinimumThinkingTime", "spin", 100, 0, 60000),
     ("SlowMover", "spin", 100, 1, 1000),
+    ("RoundUpToFullSecond", "check", False, None, None),
     ("MaxMovesToDraw", "spin", 0, 0, 100000),
     ("EnteringKingRule", "combo", "CSARule27", None, None),
+    ("DrawValueBlack", "spin", 0, -30000, 30000),
+    ("DrawValueWhite", "spin", 0, -30000, 30000),
     ("ResignValue", "spin", 99999, 100, 99999),
     ("Threads", "spin", max(1, min(256, os.cpu_count() or 1)), 1, 256),
     ("USI_AnalyseMode", "check", False, None, None),
@@ -38,6 +45,7 @@ EXPECTED_DEFAULTS = [
     ("EvalDir", "filename", "eval", None, None),
     ("EvalFile", "filename", "", None, None),
     ("MateLength", "combo", "published", None, None),
+    ("DebugLogFile", "filename", "", None, None),
 ]
 
 
@@ -52,8 +60,9 @@ def test_default_table_entry_has_declared_type_default_and_range(opts, name, typ
     assert opts[name] == default
 
 
-def test_entering_king_rule_offers_both_rules(opts):
-    assert opts.spec("EnteringKingRule").vars == ("NoEnteringKing", "CSARule27")
+def test_entering_king_rule_offers_yaneuraous_six_rules(opts):
+    assert opts.spec("EnteringKingRule").vars == (
+        "NoEnteringKing", "CSARule24", "CSARule24H", "CSARule27", "CSARule27H", "TryRule")
 
 
 def test_every_default_option_is_documented(opts):
@@ -71,7 +80,7 @@ def test_usi_lines_are_one_per_option_in_table_order(opts):
 
 def test_spin_line_has_default_min_and_max(opts):
     assert opts.spec("USI_Hash").usi_line() == (
-        "option name USI_Hash type spin default 256 min 1 max 32768"
+        "option name USI_Hash type spin default 256 min 1 max 1048576"
     )
 
 
@@ -82,7 +91,8 @@ def test_check_line_prints_lowercase_boolean(opts):
 def test_combo_line_lists_each_var(opts):
     assert opts.spec("EnteringKingRule").usi_line() == (
         "option name EnteringKingRule type combo default CSARule27"
-        " var NoEnteringKing var CSARule27"
+        " var NoEnteringKing var CSARule24 var CSARule24H var CSARule27 var CSARule27H"
+        " var TryRule"
     )
 
 
@@ -140,9 +150,9 @@ def test_set_spin_accepts_explicit_plus_sign(opts):
 
 
 def test_set_spin_above_max_is_clamped_and_reported(opts):
-    messages = opts.set("USI_Hash", "99999")
-    assert opts["USI_Hash"] == 32768
-    assert len(messages) == 1 and "32768" in messages[0] and "USI_Hash" in messages[0]
+    messages = opts.set("USI_Hash", "9999999")
+    assert opts["USI_Hash"] == 1048576
+    assert len(messages) == 1 and "1048576" in messages[0] and "USI_Hash" in messages[0]
 
 
 def test_set_spin_below_min_is_clamped_and_reported(opts):
@@ -192,9 +202,9 @@ def test_set_combo_matches_case_insensitively_and_stores_canonical_spelling(opts
 
 
 def test_set_combo_rejects_a_value_not_among_vars(opts):
-    messages = opts.set("EnteringKingRule", "CSARule24")
+    messages = opts.set("EnteringKingRule", "CSARule99")
     assert opts["EnteringKingRule"] == "CSARule27"
-    assert len(messages) == 1 and "NoEnteringKing CSARule27" in messages[0]
+    assert len(messages) == 1 and "NoEnteringKing CSARule24" in messages[0]
 
 
 def test_set_string_keeps_inner_spaces():

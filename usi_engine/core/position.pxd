@@ -18,6 +18,21 @@ cdef enum:
     REPETITION_SUPERIOR = 4   # same board, we hold more than before (no worse)
     REPETITION_INFERIOR = 5   # same board, we hold less than before
 
+cdef enum:
+    # entering-king rules (the EnteringKingRule option, YaneuraOu's names and order)
+    EKR_NONE = 0              # NoEnteringKing: no declaration
+    EKR_24 = 1                # CSARule24: 24-point rule, a win with 31 points (24-30: draw)
+    EKR_24H = 2               # CSARule24H: the same, the upper hand's points less its handicap
+    EKR_27 = 3                # CSARule27: the CSA rule, 28 points for black, 27 for white
+    EKR_27H = 4               # CSARule27H: the same, the upper hand's points less its handicap
+    EKR_TRY = 5               # TryRule: a king that reaches the enemy king's square wins
+
+cdef enum:
+    # outcomes of a declaration look-up for the side to move
+    DECLARE_NONE = 0
+    DECLARE_WIN = 1
+    DECLARE_DRAW = 2          # the 24-point rule's 24 to 30 points
+
 cdef struct StateInfo:
     uint64_t board_key        # pieces on the board and the side to move
     uint64_t hand_key         # additive over both hands
@@ -121,6 +136,9 @@ cdef void pos_undo_null(Pos* p) noexcept nogil
 cdef int pos_repetition(const Pos* p, int max_distance) noexcept nogil
 cdef int pos_game_repetition(const Pos* p) noexcept nogil
 cdef bint pos_declaration_win(const Pos* p) noexcept nogil
+cdef int pos_declaration(const Pos* p, int rule) noexcept nogil
+cdef int pos_try_move(const Pos* p) noexcept nogil
+cdef bint pos_tried(const Pos* p, int color) noexcept nogil
 cdef int pos_copy(Pos* dst, const Pos* src) noexcept nogil
 cdef void pos_free(Pos* p) noexcept nogil
 cdef uint64_t pos_perft(Pos* p, int depth, Control* c) noexcept nogil

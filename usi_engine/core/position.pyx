@@ -295,23 +295,87 @@ cdef bint pos_declaration_win(const Pos* p) noexcept nogil:
     king in the enemy camp and not in check, at least ten other pieces there, and
     (5 per bishop/rook, 1 per other piece, counting the camp and the hand) at least
     28 points for black or 27 for white."""
+    return pos_declaration(p, EKR_27) == DECLARE_WIN
+
+
+cdef inline int _piece_points(const Pos* p) noexcept nogil:
+    """The points of every piece on the board (kings included, 1 each) and in both hands:
+    56 in an even game, less in a handicap game."""
+    cdef int c, points
+    cdef uint32_t h
+    cdef bb_t big = p.by_type[BISHOP] | p.by_type[ROOK] | p.by_type[HORSE] | p.by_type[DRAGON]
+    points = bb_popcount(p.occupied) + 4 * bb_popcount(big)
+    for c in range(2):
+        h = p.hand[c]
+        points += (hand_count(h, PAWN) + hand_count(h, LANCE) + hand_count(h, KNIGHT)
+                   + hand_count(h, SILVER) + hand_count(h, GOLD))
+        points += 5 * (hand_count(h, BISHOP) + hand_count(h, ROOK))
+    return points
+
+
+cdef int pos_declaration(const Pos* p, int rule) noexcept nogil:
+    """Whether the side to move may declare under a points rule (EKR_24, EKR_24H,
+    EKR_27, EKR_27H; DECLARE_NONE for the others): king in the enemy camp and not in
+    check, at least ten other pieces there, and enough points (5 per bishop/rook, 1 per
+    other piece, counting the camp and the hand): under the 27-point rule 28 for black
+    and 27 for white win; under the 24-point rule 31 win and 24 to 30 draw.  The "H"
+    rules are for handicap games (YaneuraOu's reading): white, the upper hand, needs the
+    points of the pieces it gave up (56 less all the pieces' points) fewer."""
     cdef int us = p.side
     cdef int k = p.king_sq[us]
     cdef bb_t camp, big
-    cdef int count, points
+    cdef int count, points, win, draw
     cdef uint32_t h = p.hand[us]
+    if rule == EKR_27 or rule == EKR_27H:
+        win = 28 if us == BLACK else 27
+        draw = win
+    elif rule == EKR_24 or rule == EKR_24H:
+        win = 31
+        draw = 24
+    else:
+        return DECLARE_NONE
     if k < 0 or not bb_test(usi_tables.zone[us], k) or p.stack[p.sp].checkers:
-        return False
+        return DECLARE_NONE
     camp = p.by_color[us] & usi_tables.zone[us] & ~bb_square(k)
     count = bb_popcount(camp)
     if count < 10:
-        return False
+        return DECLARE_NONE
     big = camp & (p.by_type[BISHOP] | p.by_type[ROOK] | p.by_type[HORSE] | p.by_type[DRAGON])
     points = count + 4 * bb_popcount(big)
     points += (hand_count(h, PAWN) + hand_count(h, LANCE) + hand_count(h, KNIGHT)
                + hand_count(h, SILVER) + hand_count(h, GOLD))
     points += 5 * (hand_count(h, BISHOP) + hand_count(h, ROOK))
-    return points >= (28 if us == BLACK else 27)
+    if us == WHITE and (rule == EKR_24H or rule == EKR_27H):
+        points += 56 - _piece_points(p)
+    if points >= win:
+        return DECLARE_WIN
+    if points >= draw:
+        return DECLARE_DRAW
+    return DECLARE_NONE
+
+
+cdef inline int _try_square(int color) noexcept nogil:
+    """The square the enemy king starts on: 5a for black's king, 5i for white's."""
+    return 4 * 9 + (0 if color == BLACK else 8)
+
+
+cdef int pos_try_move(const Pos* p) noexcept nogil:
+    """Under the try rule: the side to move's king move onto the enemy king's starting
+    square (5a for black, 5i for white), which wins at once, when it is legal (adjacent,
+    not onto our own piece, not into an attack); else 0."""
+    cdef int us = p.side
+    cdef int k = p.king_sq[us]
+    cdef int t = _try_square(us)
+    if k < 0 or not bb_test(usi_tables.step[KING][k], t) or bb_test(p.by_color[us], t):
+        return 0
+    if is_attacked(p, us ^ 1, t, p.occupied & ~bb_square(k)):
+        return 0
+    return make_move(k, t, False)
+
+
+cdef bint pos_tried(const Pos* p, int color) noexcept nogil:
+    """The king of `color` stands on the enemy king's starting square (a won try)."""
+    return p.king_sq[color] == _try_square(color)
 
 
 cdef int pos_copy(Pos* dst, const Pos* src) noexcept nogil:
@@ -416,6 +480,26 @@ REPETITION_NAMES = {
     REPETITION_NONE: "none", REPETITION_DRAW: "draw", REPETITION_WIN: "win",
     REPETITION_LOSE: "lose", REPETITION_SUPERIOR: "superior", REPETITION_INFERIOR: "inferior",
 }
+
+
+#: EnteringKingRule values, in the order of core/position.pxd's EKR_ codes.
+ENTERING_KING_RULES = ("NoEnteringKing", "CSARule24", "CSARule24H", "CSARule27",
+                       "CSARule27H", "TryRule")
+DECLARATION_NAMES = ("none", "win", "draw")
+
+
+def _rule_code(rule) -> int:
+    """The EKR_ code of an EnteringKingRule value (a name, any case; True: CSARule27,
+    False: NoEnteringKing); ValueError otherwise."""
+    if rule is True:
+        return EKR_27
+    if rule is False or rule is None:
+        return EKR_NONE
+    for code, name in enumerate(ENTERING_KING_RULES):
+        if str(rule).lower() == name.lower():
+            return code
+    raise ValueError(f"unknown entering-king rule {rule!r}; expected one of "
+                     + " ".join(ENTERING_KING_RULES))
 
 
 cdef class Position:
@@ -586,9 +670,25 @@ A shogi position with its move history.
         'win'/'lose' for the side to move when one side checked throughout."""
         return REPETITION_NAMES[pos_game_repetition(&self.pos)]
 
-    def declaration_win(self) -> bool:
-        """Can the side to move declare a win under the CSA 27-point entering-king rule?"""
-        return pos_declaration_win(&self.pos)
+    def declaration_win(self, rule: str = "CSARule27") -> bool:
+        """Can the side to move declare a win under an entering-king rule (by default the
+        CSA 27-point rule; see `declaration`)?"""
+        return self.declaration(rule) == "win"
+
+    def declaration(self, rule: str = "CSARule27") -> str:
+        """What the side to move may declare under `rule` (an EnteringKingRule value:
+        NoEnteringKing, CSARule24, CSARule24H, CSARule27, CSARule27H, TryRule): 'win',
+        'draw' (the 24-point rule's 24 to 30 points) or 'none'.  Under TryRule, 'win'
+        when the king can step onto the enemy king's starting square (`try_move`)."""
+        code = _rule_code(rule)
+        if code == EKR_TRY:
+            return "win" if pos_try_move(&self.pos) else "none"
+        return DECLARATION_NAMES[pos_declaration(&self.pos, code)]
+
+    def try_move(self) -> int:
+        """The king move that wins under the try rule (onto 5a for black, 5i for white),
+        or 0."""
+        return pos_try_move(&self.pos)
 
     # -- moves ------------------------------------------------------------------------------
     def legal_moves(self) -> list:

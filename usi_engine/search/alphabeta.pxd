@@ -72,7 +72,11 @@ cdef struct Context:
     TT* tt
     int root_sp
     int max_game_ply
-    bint entering_king_rule
+    int entering_king_rule        # EKR_ code (core/position.pxd)
+    int draw_value[2]             # a repetition draw's score for the side to move, by colour
+    bint report_bounds            # iterate reports an aspiration fail-low/high (ctl.report)
+    int bound                     # while reporting one: -1 fail low, 1 fail high, else 0
+    int bound_value               # ... and the value that fell outside the window
     int seldepth
     Control ctl                   # nodes, limits, stop, deadlines, Ctrl-C, progress
     int current_depth

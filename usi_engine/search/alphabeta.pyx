@@ -37,7 +37,8 @@ from usi_engine.core.bitboard cimport *
 from usi_engine.core.position cimport (Pos, Position, in_check, pieces, state, position_key,
                                        pos_do_move, pos_undo_move, pos_key_after,
                                        pos_do_null, pos_undo_null, pos_repetition,
-                                       pos_declaration_win,
+                                       pos_declaration_win, pos_declaration, pos_try_move,
+                                       pos_tried, EKR_NONE, EKR_27, EKR_TRY, DECLARE_WIN,
                                        REPETITION_DRAW, REPETITION_WIN, REPETITION_LOSE)
 from usi_engine.core.movegen cimport (GEN_LEGAL, GEN_CAPTURES, generate, gives_check,
                                       drop_dominated, mate_in_one)
@@ -76,15 +77,23 @@ cdef inline int terminal_value(Context* c, int ply, bint* done) noexcept nogil:
     cdef int rep = pos_repetition(p, p.sp)
     done[0] = True
     if rep == REPETITION_DRAW:
-        return 0
+        return c.draw_value[p.side]
     if rep == REPETITION_WIN:
         return mate_in(ply)
     if rep == REPETITION_LOSE:
         return mated_in(ply)
-    if c.entering_king_rule and pos_declaration_win(p):
+    if c.entering_king_rule == EKR_27:
+        if pos_declaration_win(p):
+            return mate_in(ply)
+    elif c.entering_king_rule == EKR_TRY:
+        if pos_tried(p, p.side ^ 1):
+            return mated_in(ply)          # the opponent's king has reached our king's square
+        if pos_try_move(p):
+            return mate_in(ply + 1)       # ours steps onto theirs next
+    elif c.entering_king_rule != EKR_NONE and pos_declaration(p, c.entering_king_rule) == DECLARE_WIN:
         return mate_in(ply)
     if c.max_game_ply and p.game_ply > c.max_game_ply:
-        return 0
+        return c.draw_value[p.side]
     done[0] = False
     return 0
 
@@ -706,6 +715,12 @@ cdef void iterate(Context* c, int depth, int multipv) noexcept nogil:
             sort_root_moves(c, k)
             if c.ctl.aborted:
                 return
+            if c.report_bounds and (v <= alpha or v >= beta) and c.ctl.report != NULL:
+                # (the Searcher decides whether the line is printed: OutputFailLHPV)
+                c.bound = -1 if v <= alpha else 1
+                c.bound_value = v
+                c.ctl.report(c.ctl.owner)
+                c.bound = 0
             if v <= alpha:
                 beta = (alpha + beta) // 2
                 alpha = max(v - delta, -VALUE_INFINITE)

@@ -88,9 +88,11 @@ class Searcher:
     def search(self, position: Position, *, depth: int = 0, nodes: int = 0,
                soft_ms: float | None = None, hard_ms: float | None = None,
                multipv: int = 1, searchmoves: Iterable[int] | None = None,
-               max_game_ply: int = 0, entering_king_rule: bool = True,
+               max_game_ply: int = 0, entering_king_rule: bool | str = True,
                on_info: Callable[[dict[str, Any]], None] | None = None,
-               clear_stop: bool = True, mate_probe_ms: int = 0) -> SearchResult:
+               clear_stop: bool = True, mate_probe_ms: int = 0, draw_value: int = 0,
+               pv_interval: int = 0, extend_pv: bool = False,
+               bound_pv_after_ms: int = -1) -> SearchResult:
         """Search position (not modified) and return the best line found.
 
         Limits (0 or None: none; with none at all the search runs until stop()):
@@ -99,8 +101,13 @@ class Searcher:
         soft_ms (no new iteration is started after it) and hard_ms (the search is cut
         off at once, keeping the last whole iteration).  multipv: lines to report;
         searchmoves: restrict the root to these moves; max_game_ply: the game is a draw
-        after this move number (0: none); entering_king_rule: the CSA 27-point
-        declaration is a win; on_info: called with a progress dict (depth, seldepth,
+        after this move number (0: none); entering_king_rule: an EnteringKingRule value
+        (CSARule27 = True, CSARule24, CSARule24H, CSARule27H, TryRule, NoEnteringKing =
+        False); draw_value: a draw's worth in cp to the side to move at the root (the
+        opponent counts minus that); pv_interval: ms at least between two reports (from
+        depth 3; 0: every iteration); extend_pv: PVs lengthened from the table;
+        bound_pv_after_ms: from then on (>= 0) aspiration fail-low/high lines are
+        reported too, with "bound" "upper"/"lower"; on_info: called with a progress dict (depth, seldepth,
         nodes, nps, time_ms, hashfull, multipv, score_cp or score_mate, pv) at each
         iteration and about every 500 ms; mate_probe_ms: a df-pn probe first, for up
         to this many ms (a mate it proves is returned at once)."""

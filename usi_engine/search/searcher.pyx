@@ -23,6 +23,8 @@ from libc.string cimport memset
 
 from usi_engine.core.types cimport MAX_MOVES
 from usi_engine.core.position cimport Position, pos_copy, pos_reserve, position_key
+from usi_engine.core.position import _rule_code
+from usi_engine.core.movegen cimport is_legal
 from usi_engine.core.movegen cimport GEN_LEGAL, generate, drop_dominated
 from usi_engine.core.tt cimport (TT, TTEntry, HashMemory, WRITER_SEARCH, WRITER_MATE, tt_attach,
                             tt_new_game, tt_new_search, tt_hashfull, tt_probe)
@@ -119,6 +121,12 @@ cdef class Searcher:
     cdef Network network          # the learned evaluation's weights; None: hand-written
     cdef bint network_chosen      # set_evaluation was called (else: the shipped network)
     cdef object pending_error     # raised in the main thread's IterationHook, re-raised
+    cdef int pv_interval          # ms at least between two reported lines (0: every one)
+    cdef bint extend_pv           # lengthen reported PVs from the table (ConsiderationMode)
+    cdef int bound_pv_after_ms    # report aspiration fail-low/high lines from then on (-1: never)
+    cdef long long last_pv_ms     # elapsed ms when a line was last reported (-1: none yet)
+    cdef int held_depth           # a completed iteration not reported yet (PvInterval), or 0
+    cdef Position root            # the root position (to extend PVs from)
 
     def __cinit__(self):
         memset(&self.tt, 0, sizeof(TT))
@@ -284,20 +292,34 @@ cdef class Searcher:
 
     def search(self, Position position not None, *, int depth=0, long long nodes=0,
                soft_ms=None, hard_ms=None, int multipv=1, searchmoves=None,
-               int max_game_ply=0, bint entering_king_rule=True, on_info=None,
-               bint clear_stop=True, int mate_probe_ms=0):
-        """Search position (which is not modified) and return a SearchResult."""
+               int max_game_ply=0, entering_king_rule=True, on_info=None,
+               bint clear_stop=True, int mate_probe_ms=0, int draw_value=0,
+               int pv_interval=0, bint extend_pv=False, int bound_pv_after_ms=-1):
+        """Search position (which is not modified) and return a SearchResult.
+
+        entering_king_rule: an EnteringKingRule value (CSARule27, CSARule24, CSARule24H,
+        CSARule27H, TryRule, NoEnteringKing; True is CSARule27, False NoEnteringKing).
+        draw_value: what a draw by repetition (or by max_game_ply) is worth to the side to
+        move at the root, in cp (the opponent counts it as minus that).
+        Reports through on_info: every completed iteration, unless pv_interval (ms) has
+        not passed since the last report (from depth 3 on: the line is then reported by
+        the next progress report after the interval, or as the result); extend_pv
+        lengthens each reported PV with the table's moves past its end;
+        bound_pv_after_ms >= 0 also reports an aspiration fail-low/high (MultiPV 1,
+        "bound" "upper"/"lower") once the search has run that long."""
         try:
             return self._search(position, depth, nodes, soft_ms, hard_ms, multipv,
-                                searchmoves, max_game_ply, entering_king_rule, on_info,
-                                clear_stop, mate_probe_ms)
+                                searchmoves, max_game_ply, _rule_code(entering_king_rule),
+                                on_info, clear_stop, mate_probe_ms, draw_value, pv_interval,
+                                extend_pv, bound_pv_after_ms)
         finally:
             self.on_info = None
             ctl_raise_pending(&self.ctx.ctl)
 
     def _search(self, Position position, int depth, long long nodes, soft_ms, hard_ms,
-                int multipv, searchmoves, int max_game_ply, bint entering_king_rule, on_info,
-                bint clear_stop, int mate_probe_ms):
+                int multipv, searchmoves, int max_game_ply, int entering_king_rule, on_info,
+                bint clear_stop, int mate_probe_ms, int draw_value, int pv_interval,
+                bint extend_pv, int bound_pv_after_ms):
         cdef Context* c = self.ctx
         cdef int moves[MAX_MOVES]
         cdef int n, i, d, max_depth
@@ -336,8 +358,18 @@ cdef class Searcher:
                   threading.current_thread() is threading.main_thread())
         c.max_game_ply = max_game_ply
         c.entering_king_rule = entering_king_rule
+        c.draw_value[c.pos.side] = draw_value
+        c.draw_value[c.pos.side ^ 1] = -draw_value
         c.seldepth = 0
         self.on_info = on_info
+        self.pv_interval = max(pv_interval, 0)
+        self.extend_pv = extend_pv
+        self.bound_pv_after_ms = bound_pv_after_ms
+        c.report_bounds = bound_pv_after_ms >= 0 and on_info is not None
+        c.bound = 0
+        self.last_pv_ms = -1
+        self.held_depth = 0
+        self.root = position.copy() if extend_pv else None
         self.multipv = max(1, min(multipv, n))
         if mate_probe_ms > 0 and self.multipv == 1:
             found = self._mate_probe(position, mate_probe_ms, searchmoves)
@@ -354,6 +386,11 @@ cdef class Searcher:
             completed = self._main_search(max_depth)
         finally:
             self._stop_helpers()
+        if self.held_depth and self.on_info is not None:
+            # (PvInterval) the last completed iteration is reported before the result
+            depth, self.held_depth = self.held_depth, 0
+            for k in range(self.multipv):
+                self.on_info(self._line_info(k, depth))
         if helpers and self.multipv == 1:
             self._adopt_best_helper(completed)
         return self._result(completed)
@@ -533,24 +570,93 @@ cdef class Searcher:
         info = {"depth": depth, "seldepth": max(seldepth, depth), "nodes": nodes,
                 "nps": nodes * 1000 // elapsed if elapsed > 0 else nodes * 1000,
                 "time_ms": elapsed, "hashfull": self.hashfull(), "multipv": index + 1,
-                "pv": list(pv), "bound": None}
+                "pv": self._extended(pv), "bound": None}
         if v == -VALUE_INFINITE:
             info["score_cp"] = 0
         else:
             info.update(_score_fields(v))
         return info
 
+    def _extended(self, pv) -> list:
+        """pv, lengthened (extend_pv) with the table's moves while they are legal and
+        until a position repeats or MAX_PLY moves."""
+        cdef Position pos
+        cdef bint found
+        cdef TTEntry te
+        pv = list(pv)
+        if not self.extend_pv or self.root is None or self.tt.table == NULL:
+            return pv
+        pos = self.root.copy()
+        for m in pv:
+            if not is_legal(&pos.pos, m):
+                return pv
+            pos.push(m)
+        seen = set()
+        while len(pv) < MAX_PLY:
+            key = position_key(&pos.pos)
+            if key in seen:
+                break
+            seen.add(key)
+            tt_probe(&self.tt, key, &found, &te)
+            if not found or te.move == 0 or not is_legal(&pos.pos, te.move):
+                break
+            pv.append(te.move)
+            pos.push(te.move)
+        return pv
+
+    cdef bint _interval_passed(self, long long now):
+        return self.last_pv_ms < 0 or now - self.last_pv_ms >= self.pv_interval
+
     def _emit_iteration(self, int depth) -> None:
         if self.on_info is None:
             return
+        now = max(self._elapsed_ms(), 0)
+        if depth >= 3 and self.pv_interval and not self._interval_passed(now):
+            self.held_depth = depth       # (PvInterval) the next progress report prints it
+            return
+        self.held_depth = 0
+        self.last_pv_ms = now
         for k in range(self.multipv):
             self.on_info(self._line_info(k, depth))
 
     def _emit_progress(self) -> None:
-        if self.on_info is None or not self.completed_lines:
+        """Every 500 ms (and at a reported fail-low/high): the last completed iteration's
+        lines (all of them if one was held back by PvInterval, else the best one with
+        the node count brought up to date), at most once per PvInterval."""
+        if self.on_info is None:
+            return
+        now = max(self._elapsed_ms(), 0)
+        if self.ctx.bound != 0:
+            self._emit_bound(now)
+            return
+        if not self.completed_lines or not self._interval_passed(now):
+            return
+        self.last_pv_ms = now
+        if self.held_depth:
+            depth, self.held_depth = self.held_depth, 0
+            for k in range(self.multipv):
+                self.on_info(self._line_info(k, depth))
             return
         info = self._line_info(0, self.ctx.current_depth - 1)
         info["seldepth"] = max(self.ctx.seldepth, info["depth"])
+        self.on_info(info)
+
+    def _emit_bound(self, long long now) -> None:
+        """An aspiration fail-low (upper bound) or fail-high (lower bound) of the
+        iteration in progress, MultiPV 1 only (OutputFailLHPV)."""
+        cdef Context* c = self.ctx
+        cdef RootMove* rm = &c.root_moves[0]
+        if (self.multipv != 1 or now < self.bound_pv_after_ms
+                or not self._interval_passed(now)):
+            return
+        self.last_pv_ms = now
+        nodes = self._total_nodes()
+        info = {"depth": c.current_depth, "seldepth": max(c.seldepth, c.current_depth),
+                "nodes": nodes, "nps": nodes * 1000 // now if now > 0 else nodes * 1000,
+                "time_ms": now, "hashfull": self.hashfull(), "multipv": 1,
+                "pv": [rm.pv[i] for i in range(rm.pv_length)],
+                "bound": "upper" if c.bound < 0 else "lower"}
+        info.update(_score_fields(c.bound_value))
         self.on_info(info)
 
     def _result(self, int completed) -> SearchResult:
@@ -565,6 +671,7 @@ cdef class Searcher:
             v = rm.score if rm.score != -VALUE_INFINITE else rm.previous_score
             pv = [rm.pv[i] for i in range(rm.pv_length)]
         fields = _score_fields(v) if v != -VALUE_INFINITE else {"score_cp": 0}
+        pv = self._extended(pv)      # (as reported, under extend_pv)
         return SearchResult(best=move, ponder=pv[1] if len(pv) > 1 else 0,
                             score_cp=fields.get("score_cp", 0),
                             score_mate=fields.get("score_mate"), depth=completed,

@@ -96,6 +96,10 @@ cdef int prepare_helper(Context* h, const Context* main) noexcept nogil:
     h.root_sp = main.root_sp
     h.max_game_ply = main.max_game_ply
     h.entering_king_rule = main.entering_king_rule
+    h.draw_value[0] = main.draw_value[0]
+    h.draw_value[1] = main.draw_value[1]
+    h.report_bounds = False
+    h.bound = 0
     h.seldepth = 0
     h.pv_index = 0
     h.completed_depth = 0

@@ -35,6 +35,7 @@ Example (in-process, with a scripted stdin)::
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import sys
@@ -116,6 +117,9 @@ class SearchJob:
     answered: bool = False        # its bestmove/checkmate is being written: done at once
     thread: threading.Thread | None = None
     stopper: Callable[[], None] | None = None  # stops whichever engine the job runs
+    full_position: Any = None     # the position the GUI sent (differs under Stochastic_Ponder)
+    stochastic: bool = False      # Stochastic_Ponder: thinking on the position before it
+    measured_loss: int | None = None  # timeman.ClockLoss's figure at go time
 
     @property
     def waits_for_release(self) -> bool:
@@ -141,6 +145,27 @@ def _mate_probe_budget(hard_ms: int | None) -> int:
     return min(200, hard_ms // 10)
 
 
+#: How each EnteringKingRule is named in the info string of a declaration.
+RULE_NAMES = {"CSARule27": "CSA 27-point rule", "CSARule27H": "CSA 27-point rule, handicap",
+              "CSARule24": "24-point rule", "CSARule24H": "24-point rule, handicap"}
+
+#: OutputFailLHPV: a fail-low/high line is reported only once a search has run this long
+#: (YaneuraOu's 3 s), so that short searches do not flood the GUI with bounds.
+FAIL_PV_AFTER_MS = 3000
+
+
+def _report_settings(job: "SearchJob") -> dict[str, Any]:
+    """How the search reports: PvInterval (0 under go infinite and ConsiderationMode, as
+    in YaneuraOu: an analysing GUI shows every iteration), PV extension from the table
+    (ConsiderationMode), fail-low/high lines (OutputFailLHPV, never in ConsiderationMode)."""
+    options = job.options
+    consider = bool(options["ConsiderationMode"])
+    interval = 0 if consider or job.plan.infinite else int(options["PvInterval"])
+    bounds = bool(options["OutputFailLHPV"]) and not consider
+    return {"pv_interval": interval, "extend_pv": consider,
+            "bound_pv_after_ms": FAIL_PV_AFTER_MS if bounds else -1}
+
+
 def _remaining(limit_ms: int | None, since: float, now: float | None = None) -> int | None:
     """``limit_ms`` measured from ``since`` (monotonic s), as ms from ``now``; >= 1 ms."""
     if limit_ms is None:
@@ -159,6 +184,77 @@ def _deadlines(plan: Any, since: float) -> tuple[int | None, int | None]:
     return _remaining(plan.soft_ms, since, now), _remaining(plan.hard_ms, since, now)
 
 
+# --- DebugLogFile ------------------------------------------------------------------------
+
+
+class DebugLog:
+    """The DebugLogFile option: every line in (``>``) and out (``<``), each with a local
+    timestamp to the millisecond, appended to a file; off while the path is empty.
+
+    Example::
+
+        >>> import os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "usi.log")
+        >>> log = DebugLog(); log.use(path)
+        []
+        >>> log.write(">", "usi"); log.use("")
+        []
+        >>> open(path).read().split(" ", 2)[2]
+        '> usi\\n'
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._file: Any = None
+        self.path = ""
+
+    def use(self, path: str) -> list[str]:
+        """Log to ``path`` from now on ("" = off); returns problems to report."""
+        with self._lock:
+            if path == self.path:
+                return []
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+            self.path = ""
+            if not path:
+                return []
+            try:
+                self._file = open(path, "a", encoding="utf-8", errors="replace")
+            except OSError as exc:
+                return [f"DebugLogFile: cannot open {path!r} ({exc.strerror or exc}); "
+                        f"no log is written"]
+            self.path = path
+            return []
+
+    def write(self, direction: str, *lines: str) -> None:
+        """Append ``lines`` (``direction`` ``>`` in, ``<`` out), flushed at once."""
+        if self._file is None:
+            return
+        now = time.time()
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now)) + f".{int(now * 1000) % 1000:03d}"
+        with self._lock:
+            if self._file is None:
+                return
+            try:
+                self._file.write("".join(f"{stamp} {direction} {line}\n" for line in lines))
+                self._file.flush()
+            except (OSError, ValueError):
+                pass   # a full disk must not stop the engine
+
+
+class LoggedOutput(Output):
+    """stdout that also hands every line to a :class:`DebugLog`."""
+
+    def __init__(self, stream: BinaryIO, log: DebugLog) -> None:
+        super().__init__(stream)
+        self._log = log
+
+    def write(self, *lines: str) -> None:
+        self._log.write("<", *lines)      # first: the log's order is the pipe's order
+        super().write(*lines)
+
+
 # --- the engine ---------------------------------------------------------------------------
 
 
@@ -171,7 +267,8 @@ class UsiEngine:
     """
 
     def __init__(self, output: BinaryIO, searcher_factory: Callable[[], Any] | None = None) -> None:
-        self.out = Output(output)
+        self._debug_log = DebugLog()
+        self.out = LoggedOutput(output, self._debug_log)
         self.options = Options()
         self._tuning = tuning.enabled()        # search parameters as options (USI_ENGINE_TUNE)
         if self._tuning:
@@ -296,6 +393,7 @@ class UsiEngine:
         """
         if received_at is None:
             received_at = time.monotonic()
+        self._debug_log.write(">", line)
         words = list(_TOKEN.finditer(line))
         for index, word in enumerate(words):
             command = word.group().lower()
@@ -366,6 +464,11 @@ class UsiEngine:
         """
         for message in self.options.setoption(rest):
             self.info_string(message)
+        was = self._debug_log.path
+        for message in self._debug_log.use(str(self.options["DebugLogFile"])):
+            self.info_string(message)
+        if self._debug_log.path and self._debug_log.path != was:
+            self._debug_log.write(">", "setoption" + rest.rstrip())
 
     def cmd_register(self, args: list[str], rest: str, received_at: float) -> None:
         """``register ...``: nothing to register; accepted and ignored."""
@@ -398,10 +501,41 @@ class UsiEngine:
         job.release.set()
 
     def cmd_ponderhit(self, args: list[str], rest: str, received_at: float) -> None:
-        """``ponderhit``: the ponder search goes on under the clock, started now."""
+        """``ponderhit [btime B wtime W byoyomi Y binc I winc I]``: the ponder search goes
+        on under the clock, started now; clocks given here (ShogiHome's early ponder)
+        replace those of the ``go ponder``. Under Stochastic_Ponder the search on the
+        position before the guessed move ends (its bestmove unsaid) and a new one starts
+        on the position the GUI sent."""
+        from usi_engine.usi import timeman
+        from usi_engine.usi.go import parse_go
+
         job = self._active_job()
         if job is None or not job.params.ponder:
             return  # not pondering: ignored silently
+        params = job.params
+        if args:
+            given, warnings = parse_go(args)
+            for warning in warnings:
+                self.info_string(warning)
+            clocks = {name: getattr(given, name)
+                      for name in ("btime", "wtime", "binc", "winc", "byoyomi", "movestogo")
+                      if getattr(given, name) is not None}
+            if clocks:
+                params = dataclasses.replace(params, **clocks)
+        if job.stochastic:
+            with job.lock:
+                if job.stopped:
+                    return
+            self._finish_job(cancel=True)
+            self._launch(dataclasses.replace(params, ponder=False), job.full_position,
+                         job.options, job.measured_loss, received_at)
+            return
+        if params is not job.params:
+            position = job.full_position
+            job.plan = dataclasses.replace(
+                timeman.plan(params, side_to_move_is_black=position.turn == 0,
+                             ply=position.ply, options=job.options,
+                             measured_loss=job.measured_loss), ponder=True)
         with job.lock:
             if job.ponderhit_at is not None or job.stopped:
                 return
@@ -461,24 +595,38 @@ class UsiEngine:
         # A go while still thinking is a GUI error; the old go still gets its bestmove.
         self._finish_job(cancel=False)
         position = self._position_now().copy()
-        snapshot = self.options.snapshot()
         if self._clock_loss is None:
             self._clock_loss = timeman.ClockLoss()
-        black = position.turn == 0
-        plan = timeman.plan(params, side_to_move_is_black=black, ply=position.ply,
-                            options=snapshot,
-                            measured_loss=self._clock_loss.before_go(params, black, position.ply))
+        loss = self._clock_loss.before_go(params, position.turn == 0, position.ply)
+        self._launch(params, position, self.options.snapshot(), loss, received_at)
+
+    def _launch(self, params: Any, position: Any, snapshot: dict[str, Any],
+                loss: int | None, received_at: float) -> None:
+        """Plan the clock and start the worker for a go on ``position`` (the GUI's)."""
+        from usi_engine.usi import timeman
+
+        plan = timeman.plan(params, side_to_move_is_black=position.turn == 0, ply=position.ply,
+                            options=snapshot, measured_loss=loss)
+        think_on = position
+        stochastic = (params.ponder and params.mate is None
+                      and bool(snapshot["Stochastic_Ponder"]) and position.history_length > 0)
+        if stochastic:
+            # Stochastic_Ponder: think on the position before the guessed move, where the
+            # opponent is to move; ponderhit starts a search on `position` itself.
+            think_on = position.copy()
+            think_on.pop()
         searchmoves: list[int] = []
         for text in params.searchmoves:
             try:
-                searchmoves.append(position.parse_usi(text))
+                searchmoves.append(think_on.parse_usi(text))
             except ValueError:
                 self.error(f"go: searchmoves {text!r} is not a legal move; ignored")
         if params.searchmoves and not searchmoves:
             self.error("go: no legal move in searchmoves; searching all moves")
         if self.debug:
             self.info_string(f"plan soft {plan.soft_ms} hard {plan.hard_ms} depth {plan.depth} "
-                             f"nodes {plan.nodes} infinite {plan.infinite} ponder {plan.ponder}")
+                             f"nodes {plan.nodes} infinite {plan.infinite} ponder {plan.ponder}"
+                             + (" stochastic" if stochastic else ""))
         try:
             self._hash.wait()
             searcher = self._ensure_searcher()
@@ -486,8 +634,9 @@ class UsiEngine:
                 self._forget_game()
         except Exception as exc:
             self.error(f"go: {type(exc).__name__}: {exc}")
-        job = SearchJob(position=position, params=params, plan=plan, options=snapshot,
-                        started_at=received_at, searchmoves=searchmoves)
+        job = SearchJob(position=think_on, params=params, plan=plan, options=snapshot,
+                        started_at=received_at, searchmoves=searchmoves,
+                        full_position=position, stochastic=stochastic, measured_loss=loss)
         if not job.waits_for_release:
             job.release.set()
         job.thread = threading.Thread(target=self._run_job, args=(job,), name="usi-search",
@@ -542,8 +691,17 @@ class UsiEngine:
         legal = position.legal_moves()
         if not legal:
             return ["info string no legal move", "bestmove resign"]
-        if options["EnteringKingRule"] == "CSARule27" and position.declaration_win():
-            return ["info string entering-king declaration (CSA 27-point rule)", "bestmove win"]
+        rule = str(options["EnteringKingRule"])
+        if job.stochastic:
+            pass  # the opponent is to move here: its declaration is no move of ours
+        elif rule == "TryRule":
+            tried = position.try_move()
+            if tried:
+                return ["info string try rule: the king steps onto the enemy king's square",
+                        f"bestmove {move_to_usi(tried)}"]
+        elif rule != "NoEnteringKing" and position.declaration(rule) == "win":
+            return [f"info string entering-king declaration ({RULE_NAMES[rule]})",
+                    "bestmove win"]
         notes: list[str] = []
         repetition = position.game_repetition()
         if repetition != "none":
@@ -599,18 +757,22 @@ class UsiEngine:
             depth, nodes = job.plan.depth or 0, job.plan.nodes or 0
         kwargs: dict[str, Any] = dict(
             depth=depth, nodes=nodes, soft_ms=soft, hard_ms=hard, multipv=multipv,
-            searchmoves=job.searchmoves or None, max_game_ply=max_ply, on_info=on_info,
-            entering_king_rule=options["EnteringKingRule"] == "CSARule27")
+            searchmoves=job.searchmoves or None, max_game_ply=max_ply, on_info=on_info)
+        extras: dict[str, Any] = dict(entering_king_rule=rule, **_report_settings(job))
+        # (DrawValueBlack/White: what a draw is worth to us, the colour the GUI's
+        # position has to move; under Stochastic_Ponder the root is the opponent's)
+        ours = job.full_position if job.full_position is not None else position
+        draw = int(options["DrawValueBlack" if ours.turn == 0 else "DrawValueWhite"])
+        extras["draw_value"] = draw if position.turn == ours.turn else -draw
         if hasattr(searcher, "clear_stop"):
             kwargs["clear_stop"] = False
             kwargs["mate_probe_ms"] = _mate_probe_budget(hard)
         try:
-            result = searcher.search(position, **kwargs)
+            result = searcher.search(position, **kwargs, **extras)
         except TypeError as exc:
-            # A searcher without the entering-king switch (the minimal interface).
-            if "entering_king_rule" not in str(exc):
+            # A searcher with the minimal interface (no rules, no report settings).
+            if not any(name in str(exc) for name in extras):
                 raise
-            del kwargs["entering_king_rule"]
             result = searcher.search(position, **kwargs)
 
         best = int(result.best or 0)
@@ -632,7 +794,7 @@ class UsiEngine:
 
         analysing = job.plan.infinite or bool(options["USI_AnalyseMode"])
         resign_value = int(options["ResignValue"])
-        if not analysing and below_resign_value(result, resign_value):
+        if not analysing and not job.stochastic and below_resign_value(result, resign_value):
             lines.append(f"info string resign: score below -{resign_value}")
             return lines + ["bestmove resign"]
 
@@ -692,6 +854,10 @@ class UsiEngine:
             if not self.handle_line(line, received_at) or self.out.broken:
                 break
         return self.shutdown()
+
+    def close_log(self) -> None:
+        """Close the DebugLogFile (at exit)."""
+        self._debug_log.use("")
 
     def shutdown(self) -> int:
         """End any search within :data:`QUIT_GRACE_S`, printing the ``bestmove`` (or

@@ -13,13 +13,15 @@ Example::
     >>> opts["usi_hash"]
     256
     >>> opts.set("USI_Hash", "99999")
-    ['USI_Hash: 99999 is above the maximum 32768; set to 32768']
+    []
+    >>> opts.set("USI_Hash", "9999999")
+    ['USI_Hash: 9999999 is above the maximum 1048576; set to 1048576']
     >>> opts["USI_Hash"]
-    32768
+    1048576
     >>> opts.set("USI_MultiPV", "3"), opts["MultiPV"]
     ([], 3)
     >>> opts.usi_lines()[0]
-    'option name USI_Hash type spin default 256 min 1 max 32768'
+    'option name USI_Hash type spin default 256 min 1 max 1048576'
 
 Other modules add their own options by extending the table, e.g.
 ``Options(DEFAULT_OPTIONS + (spin("MateDepth", 0, 0, 255, "..."),))`` or
@@ -221,6 +223,9 @@ def button(name: str, doc: str = "") -> OptionSpec:
     return OptionSpec(name, "button", None, doc=doc)
 
 
+#: USI_Hash's maximum in MB (1 TB; a size the machine cannot give falls back at isready).
+MAX_HASH_MB = 1 << 20
+
 #: Threads' default: one search thread per core of this machine (at most 256).
 DEFAULT_THREADS = max(1, min(256, os.cpu_count() or 1))
 
@@ -228,11 +233,29 @@ DEFAULT_THREADS = max(1, min(256, os.cpu_count() or 1))
 DEFAULT_OPTIONS: tuple[OptionSpec, ...] = (
     # GUIs send USI_Hash and USI_Ponder even when an engine does not list them;
     # listing them lets the GUI show the real range and default.
-    spin("USI_Hash", 256, 1, 32768,
-         "all the table memory in MB, allocated at isready: the search's table (less a "
-         "slice of 1/8, at most 16 MB, for its mate probe), and go mate's solver table"),
+    spin("USI_Hash", 256, 1, MAX_HASH_MB,
+         "all the table memory in MB (at most 1048576 = 1 TB), allocated at isready: the "
+         "search's table (less a slice of 1/8, at most 16 MB, for its mate probe), and go "
+         "mate's solver table. More than the memory the system has free is not taken: "
+         "isready then allocates what it can and says so"),
     check("USI_Ponder", False, "the GUI may send go ponder"),
+    check("Stochastic_Ponder", False,
+          "(YaneuraOu's) go ponder thinks on the position before the last move of the "
+          "position command (the opponent to move), not on the guessed move; ponderhit "
+          "(with the clocks it carries, if any) then starts a new search on the position "
+          "sent"),
     spin("MultiPV", 1, 1, 500, "number of principal variations reported; alias USI_MultiPV"),
+    check("ConsiderationMode", False,
+          "analysis in a GUI: every iteration reported (PvInterval 0), each PV lengthened "
+          "with the transposition table's moves past its end, no PV of an aspiration "
+          "fail-low/high"),
+    check("OutputFailLHPV", True,
+          "report the PV of an aspiration fail-low/high (score with upperbound/lowerbound) "
+          "once a search has run 3 s (MultiPV 1; not in ConsiderationMode)"),
+    spin("PvInterval", 300, 0, 100000,
+         "at least this many ms between two PV reports (from depth 3 on; a line held "
+         "back is reported when the interval has passed, and before bestmove); 0 = every "
+         "iteration, as under go infinite and ConsiderationMode"),
     spin("NetworkDelay", 120, 0, 10000,
          "ms taken off every deadline for GUI/network latency"),
     spin("NetworkDelay2", 120, 0, 10000,
@@ -244,10 +267,24 @@ DEFAULT_OPTIONS: tuple[OptionSpec, ...] = (
     spin("MinimumThinkingTime", 100, 0, 60000,
          "floor in ms on the soft time target when the clock allows it"),
     spin("SlowMover", 100, 1, 1000, "percent scaling of the soft time target"),
+    check("RoundUpToFullSecond", False,
+          "for a server or GUI that counts whole seconds dropping the fraction (CSA "
+          "servers): stretch the think to just before the next whole second (less "
+          "NetworkDelay), time that costs nothing there"),
     spin("MaxMovesToDraw", 0, 0, 100000,
          "game length in plies after which the game is a draw (0 = none; floodgate 256)"),
-    combo("EnteringKingRule", "CSARule27", ("NoEnteringKing", "CSARule27"),
-          "whether the entering-king declaration (bestmove win) is allowed"),
+    combo("EnteringKingRule", "CSARule27",
+          ("NoEnteringKing", "CSARule24", "CSARule24H", "CSARule27", "CSARule27H", "TryRule"),
+          "the entering-king rule (bestmove win): CSARule27 (28 points for black, 27 for "
+          "white), CSARule24 (31 points win; 24-30 would be a draw, which USI cannot "
+          "declare), the H variants for handicap games (the upper hand needs the points "
+          "it gave up fewer), TryRule (the king that reaches the enemy king's starting "
+          "square wins: bestmove is that move), NoEnteringKing"),
+    spin("DrawValueBlack", 0, -30000, 30000,
+         "what a draw by repetition (or MaxMovesToDraw) is worth to the engine playing "
+         "black, in cp (the opponent is counted as valuing it the opposite)"),
+    spin("DrawValueWhite", 0, -30000, 30000,
+         "the same for the engine playing white"),
     spin("ResignValue", 99999, 100, 99999,
          "resign when the score is below minus this (99999 = never)"),
     spin("Threads", DEFAULT_THREADS, 1, 256,
@@ -271,6 +308,9 @@ DEFAULT_OPTIONS: tuple[OptionSpec, ...] = (
           "collections: useless interpositions, blocks captured at once that do not make "
           "the mate longer, are not counted) or strict (every defence counts, as some tsume "
           "benchmarks do; the same as usi-engine mate --strict)"),
+    filename("DebugLogFile", "",
+             "append every line in and out, each with a timestamp (and > for in, < for "
+             "out), to this file, for support requests; empty = off"),
 )
 
 #: Names accepted as another spelling of a declared option (keys lower-case).

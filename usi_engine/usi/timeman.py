@@ -127,6 +127,7 @@ TIME_OPTION_DEFAULTS: dict[str, int] = {
     "MaxMovesToDraw": 0,
     "DepthLimit": 0,
     "NodesLimit": 0,
+    "RoundUpToFullSecond": 0,
 }
 
 # --- planning --------------------------------------------------------------------------
@@ -455,4 +456,25 @@ def plan(
     if byoyomi > 0 or minimum * worst <= pool:
         soft = max(soft, minimum)
     soft = min(int(soft), hard)
+    if opts["RoundUpToFullSecond"]:
+        hard = round_up_to_full_second(hard, delay, ceiling)
+        soft = min(round_up_to_full_second(soft, delay, ceiling), hard)
     return make(soft, hard)
+
+
+def round_up_to_full_second(ms: int, delay: int, ceiling: int) -> int:
+    """RoundUpToFullSecond: for a server that counts whole seconds dropping the fraction,
+    ``ms`` stretched to just before the next whole second (its end less NetworkDelay:
+    the same charge), never past ``ceiling``, never shortened (YaneuraOu's round_up).
+
+    Example::
+
+        >>> round_up_to_full_second(2100, 120, 60000), round_up_to_full_second(2950, 120, 60000)
+        (2880, 3880)
+        >>> round_up_to_full_second(2100, 120, 2500)
+        2500
+    """
+    rounded = -(-ms // 1000) * 1000 - delay
+    if rounded < ms:
+        rounded += 1000
+    return max(ms, min(rounded, ceiling))
