@@ -45,6 +45,21 @@ EXPECTED_DEFAULTS = [
     ("EvalDir", "filename", "eval", None, None),
     ("EvalFile", "filename", "", None, None),
     ("MateLength", "combo", "published", None, None),
+    ("USI_OwnBook", "check", True, None, None),
+    ("BookFile", "filename", "", None, None),
+    ("BookDir", "filename", "book", None, None),
+    ("BookMoves", "spin", 16, 0, 10000),
+    ("BookIgnoreRate", "spin", 0, 0, 100),
+    ("BookEvalDiff", "spin", 30, 0, 99999),
+    ("BookEvalBlackLimit", "spin", 0, -99999, 99999),
+    ("BookEvalWhiteLimit", "spin", -140, -99999, 99999),
+    ("BookDepthLimit", "spin", 16, 0, 99999),
+    ("BookOnTheFly", "check", False, None, None),
+    ("ConsiderBookMoveCount", "check", False, None, None),
+    ("NarrowBook", "check", False, None, None),
+    ("BookPvMoves", "spin", 8, 1, 246),
+    ("IgnoreBookPly", "check", False, None, None),
+    ("FlippedBook", "check", True, None, None),
     ("DebugLogFile", "filename", "", None, None),
 ]
 
@@ -214,15 +229,15 @@ def test_set_string_keeps_inner_spaces():
 
 
 def test_set_string_empty_token_means_empty_string():
-    opts = Options(options.DEFAULT_OPTIONS + (options.filename("BookFile", "book.db"),))
-    assert opts.set("BookFile", "<empty>") == []
-    assert opts["BookFile"] == ""
+    opts = Options(options.DEFAULT_OPTIONS + (options.filename("LogFile", "usi.log"),))
+    assert opts.set("LogFile", "<empty>") == []
+    assert opts["LogFile"] == ""
 
 
 def test_set_string_without_value_means_empty_string():
-    opts = Options(options.DEFAULT_OPTIONS + (options.filename("BookFile", "book.db"),))
-    assert opts.set("BookFile", None) == []
-    assert opts["BookFile"] == ""
+    opts = Options(options.DEFAULT_OPTIONS + (options.filename("LogFile", "usi.log"),))
+    assert opts.set("LogFile", None) == []
+    assert opts["LogFile"] == ""
 
 
 def test_set_button_is_accepted_without_value():
@@ -270,9 +285,9 @@ def test_setoption_keywords_ignore_case(opts):
 
 
 def test_setoption_keeps_string_value_spacing_exactly():
-    opts = Options(options.DEFAULT_OPTIONS + (options.filename("BookFile"),))
-    assert opts.setoption("name BookFile value C:/My Books/a  b.db  \r") == []
-    assert opts["BookFile"] == "C:/My Books/a  b.db"
+    opts = Options(options.DEFAULT_OPTIONS + (options.filename("LogFile"),))
+    assert opts.setoption("name LogFile value C:/My Logs/a  b.log  \r") == []
+    assert opts["LogFile"] == "C:/My Logs/a  b.log"
 
 
 def test_setoption_string_value_may_contain_the_word_value():

@@ -11,6 +11,7 @@ bench and tsume solving.
     usi-engine learn DATA... --out kp.bin        # train the learned evaluation on it
     usi-engine learn-net DATA... --out kpnn.bin  # train the network on top of it
     usi-engine relabel DATA... --out DIR --engine CMD  # a USI teacher's scores instead
+    usi-engine book convert|merge|sort|think|from-records ...  # opening books
 
 Bad arguments get one line on stderr and exit code 2; Ctrl-C one line and 130; a
 closed output pipe (``usi-engine bench | head -1``) stops the command quietly with 141
@@ -492,6 +493,80 @@ def add_relabel_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]
     p.set_defaults(func=cmd_relabel)
 
 
+def cmd_book(args: argparse.Namespace) -> int:
+    """Opening books (see :mod:`usi_engine.book.tools`)."""
+    from usi_engine.book.tools import main_book
+    if args.action is None:
+        return _fail("book needs an action: convert, merge, sort, think or from-records", "book")
+    try:
+        return main_book(args)
+    except (OSError, ValueError) as exc:
+        return _fail(str(exc), "book")
+
+
+def add_book_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    """The ``book`` sub-command's arguments."""
+    p = sub.add_parser(
+        "book", help="opening books: convert, merge, sort, think, from-records",
+        description="Make and change opening books: YaneuraOu's text books (.db; any "
+                    "name not ending in .bin) and Apery's binary books (.bin), chosen by "
+                    "the file name. Progress on stderr when it is a terminal.")
+    actions = p.add_subparsers(dest="action", title="actions", parser_class=_Parser)
+    convert = actions.add_parser(
+        "convert", help=".db to .bin or .bin to .db",
+        description="Convert a book. A .bin holds keys, not positions: reading one walks "
+                    "the tree from the start position (or --root) through every legal "
+                    "move, one ply past the book's positions.")
+    convert.add_argument("input")
+    convert.add_argument("output")
+    convert.add_argument("--root", metavar="SFEN", help="where a .bin's tree starts")
+    merge = actions.add_parser(
+        "merge", help="merge books (counts summed, the deeper value kept)")
+    merge.add_argument("inputs", nargs="+")
+    merge.add_argument("--out", dest="output", required=True, metavar="FILE")
+    sort = actions.add_parser(
+        "sort", help="sort a text book for BookOnTheFly (in place unless --out)",
+        description="Rewrite a text book sorted by SFEN (byte order), each position once "
+                    "at its smallest ply, canonical hands, moves by count then value.")
+    sort.add_argument("input")
+    sort.add_argument("--out", dest="output", metavar="FILE")
+    think = actions.add_parser(
+        "think", help="search each position and write values and depths",
+        description="Search each position of a book (.db/.bin), or each position of the "
+                    "first --plies plies of an opening file (lines 'startpos moves ...' or "
+                    "'sfen ... moves ...'), to --depth with MultiPV --multipv, and write "
+                    "each line's move, reply, value and depth to --out. Resumable: "
+                    "positions already in --out at that depth are skipped; --out is saved "
+                    "every --save-every seconds.")
+    think.add_argument("input")
+    think.add_argument("--out", dest="output", required=True, metavar="FILE")
+    think.add_argument("--depth", type=_int_in(1, 64), default=12)
+    think.add_argument("--multipv", type=_int_in(1, 64), default=4)
+    think.add_argument("--plies", type=_int_in(0, 1000), default=16,
+                       help="of an opening file: plies from each line's start (default 16)")
+    think.add_argument("--workers", type=_int_in(1, 1024), default=1,
+                       help="worker processes, one single-threaded search each (default 1)")
+    think.add_argument("--hash", type=_int_in(1, MAX_HASH_MB), default=64, metavar="MB",
+                       help="table size per worker in MB (default 64)")
+    think.add_argument("--eval-file", metavar="PATH", help="weights (default: those shipped)")
+    think.add_argument("--save-every", type=_float_in(1.0, 1e6), default=60.0, metavar="S",
+                       help="seconds between saves of --out (default 60)")
+    records = actions.add_parser(
+        "from-records", help="a book of the moves played in games",
+        description="Count each (position, move) of the games: USI 'position' lines "
+                    "('[position] startpos|sfen ... moves ...', one game a line), or KIF/CSA "
+                    "files where usi_engine.record is available. Values and depths are 0 "
+                    "(set BookDepthLimit 0 to play such a book, or run book think on it).")
+    records.add_argument("inputs", nargs="+")
+    records.add_argument("--out", dest="output", required=True, metavar="FILE")
+    records.add_argument("--winner-only", action="store_true",
+                         help="only the winner's moves (games without a known winner, "
+                              "e.g. not ending in mate, are skipped)")
+    records.add_argument("--max-ply", type=_int_in(1, 100000), default=40, metavar="N",
+                         help="only moves played from positions of ply <= N (default 40)")
+    p.set_defaults(func=cmd_book)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors: ``usi-engine perft: error: ...`` and exit 2
     (the usage is in --help)."""
@@ -601,6 +676,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_learn_parser(sub)
     add_learn_net_parser(sub)
     add_relabel_parser(sub)
+    add_book_parser(sub)
     return parser
 
 

@@ -284,6 +284,8 @@ class UsiEngine:
         self._clock_loss: Any = None           # timeman.ClockLoss, made at the first go
         self._job: SearchJob | None = None     # the last go (maybe finished)
         self._hash = HashSizer(self.out.write, after=self._forget_game_if_asked)
+        self._book_loader: Any = None          # BookFile's book (usi_engine.book), at isready
+        self._book_rng: Any = None             # random.Random of the book's choices
 
     # -- small helpers -----------------------------------------------------------------
 
@@ -340,6 +342,38 @@ class UsiEngine:
             self.info_string(message)
         if hasattr(self._searcher, "set_evaluation"):
             self._searcher.set_evaluation(self._eval_loader.network)
+
+    def _apply_book_options(self) -> None:
+        """BookFile/BookDir/BookOnTheFly take effect (at isready): the book is read now,
+        never before ``usiok``."""
+        if self._book_loader is None:
+            if not str(self.options["BookFile"]).strip():
+                return                 # no book asked for: nothing to import
+            from usi_engine.book.loader import BookLoader
+            self._book_loader = BookLoader()
+        for message in self._book_loader.apply(str(self.options["BookFile"]),
+                                               str(self.options["BookDir"]),
+                                               bool(self.options["BookOnTheFly"])):
+            self.info_string(message)
+
+    def _book_move(self, job: SearchJob) -> list[str] | None:
+        """The lines of a book move for ``job`` (info lines, bestmove), or None to search.
+        Not under go infinite (analysis), nor for the opponent's move (Stochastic_Ponder)."""
+        loader = self._book_loader
+        if (loader is None or loader.book is None or not job.options["USI_OwnBook"]
+                or job.plan.infinite or job.stochastic):
+            return None
+        import random
+        from usi_engine.book.select import BookSettings, probe
+        if self._book_rng is None:
+            self._book_rng = random.Random()
+        hit, notes = probe(loader.book, job.position, BookSettings.from_options(job.options),
+                           self._book_rng, job.searchmoves or None)
+        if hit is None:
+            for note in notes:
+                self.info_string(note)
+            return None
+        return hit.usi_lines()
 
     def _forget_game(self) -> None:
         """Forget the last game's tables and histories now if the searcher is free (it
@@ -447,6 +481,7 @@ class UsiEngine:
                     self._apply_eval_options()
                 if self._tuning and hasattr(searcher, "set_parameter"):
                     tuning.apply(self.options, searcher)
+                self._apply_book_options()
                 want = int(self.options["USI_Hash"])  # type: ignore[arg-type]
                 if (searcher is not None and hasattr(searcher, "use_memory")
                         and self._hash.isready(searcher, want)):
@@ -702,6 +737,9 @@ class UsiEngine:
         elif rule != "NoEnteringKing" and position.declaration(rule) == "win":
             return [f"info string entering-king declaration ({RULE_NAMES[rule]})",
                     "bestmove win"]
+        book = self._book_move(job)
+        if book is not None:
+            return book
         notes: list[str] = []
         repetition = position.game_repetition()
         if repetition != "none":

@@ -308,6 +308,36 @@ DEFAULT_OPTIONS: tuple[OptionSpec, ...] = (
           "collections: useless interpositions, blocks captured at once that do not make "
           "the mate longer, are not counted) or strict (every defence counts, as some tsume "
           "benchmarks do; the same as usi-engine mate --strict)"),
+    # The opening book (usi_engine/book), as YaneuraOu names its options.
+    check("USI_OwnBook", True,
+          "play from the book BookFile names while it has the position (none while "
+          "BookFile is empty)"),
+    filename("BookFile", "",
+             "the book, read at isready: a YaneuraOu text book (.db) or an Apery book "
+             "(.bin); a relative name is looked for in BookDir first; empty or no_book = "
+             "no book"),
+    filename("BookDir", "book", "folder where a relative BookFile is looked for first"),
+    spin("BookMoves", 16, 0, 10000,
+         "use the book while the position's ply (SFEN move number) is at most this"),
+    spin("BookIgnoreRate", 0, 0, 100, "percent chance of searching instead at a book position"),
+    spin("BookEvalDiff", 30, 0, 99999,
+         "play only book moves valued within this many cp of the best one"),
+    spin("BookEvalBlackLimit", 0, -99999, 99999,
+         "play only book moves valued at least this (cp) with black to move"),
+    spin("BookEvalWhiteLimit", -140, -99999, 99999,
+         "play only book moves valued at least this (cp) with white to move"),
+    spin("BookDepthLimit", 16, 0, 99999,
+         "no book move where the book's first move was searched less deep than this "
+         "(0 = any depth, for books without depths, such as those made from game records)"),
+    check("BookOnTheFly", False,
+          "search the book file on disk at each move instead of reading it at isready "
+          "(a text book must be sorted: usi-engine book sort)"),
+    check("ConsiderBookMoveCount", False,
+          "choose among the book moves in proportion to their counts (else evenly)"),
+    check("NarrowBook", False, "leave out book moves played in under 10% of the games"),
+    spin("BookPvMoves", 8, 1, 246, "length of the PV shown for a book move, followed in the book"),
+    check("IgnoreBookPly", False, "a book position matches whatever its ply"),
+    check("FlippedBook", True, "also look up the position with the colours swapped"),
     filename("DebugLogFile", "",
              "append every line in and out, each with a timestamp (and > for in, < for "
              "out), to this file, for support requests; empty = off"),
@@ -333,11 +363,11 @@ class Options(Mapping[str, OptionValue]):
         True
         >>> opts.set("Foo", "1")
         ['unknown option Foo']
-        >>> opts.add(filename("BookFile"))
-        >>> opts.setoption("name bookfile value My Books/a  b.db")
+        >>> opts.add(filename("LogFolder"))
+        >>> opts.setoption("name logfolder value My Logs/a  b")
         []
-        >>> opts["BookFile"]
-        'My Books/a  b.db'
+        >>> opts["LogFolder"]
+        'My Logs/a  b'
     """
 
     def __init__(
