@@ -11,6 +11,7 @@ bench and tsume solving.
     usi-engine learn DATA... --out kp.bin        # train the learned evaluation on it
     usi-engine learn-net DATA... --out kpnn.bin  # train the network on top of it
     usi-engine relabel DATA... --out DIR --engine CMD  # a USI teacher's scores instead
+    usi-engine convert IN --to {usi,kif,ki2,csa,jkf} [-o OUT]  # game records
     usi-engine book convert|merge|sort|think|from-records ...  # opening books
 
 Bad arguments get one line on stderr and exit code 2; Ctrl-C one line and 130; a
@@ -23,6 +24,7 @@ import argparse
 import os
 import sys
 import time
+from pathlib import Path
 from typing import Any, Callable, NoReturn
 
 from usi_engine import __version__
@@ -321,6 +323,48 @@ def add_csa_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -
     csa.add_argument("--log-dir", help="directory of the logs and CSA records (default csa-logs)")
     csa.add_argument("--config", help="TOML file with the same settings (Python 3.11+)")
     csa.set_defaults(func=cmd_csa, depth=0)
+
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    """Convert a game record (see :mod:`usi_engine.record`)."""
+    from usi_engine.record import RecordError, encode_record, read_record, write_records
+    try:
+        records = read_record(sys.stdin.read() if args.input == "-" else Path(args.input),
+                              format=args.from_format)
+        text = write_records(records, args.to)
+    except RecordError as exc:
+        return _fail(str(exc), "convert")
+    except OSError as exc:
+        return _fail(f"cannot read {args.input}: {exc.strerror or exc}", "convert")
+    if args.output:
+        try:
+            Path(args.output).write_bytes(encode_record(text, args.output))
+        except OSError as exc:
+            return _fail(f"cannot write {args.output}: {exc.strerror or exc}", "convert")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def add_convert_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    """The ``convert`` sub-command: game records from one format to another."""
+    convert = sub.add_parser(
+        "convert", help="convert game records (KIF, KI2, CSA, JKF, USI)",
+        description="Read a game record (KIF/KIFU, KI2, CSA, JKF, or USI position lines; "
+                    "the format from the extension or the text, CP932 or UTF-8) and write "
+                    "it in another format: to standard output, or to OUT (.kif/.ki2/.csa "
+                    "in CP932, others in UTF-8). Every move is checked for legality; a bad "
+                    "record gives one line naming the file and line, and exit code 2. "
+                    "'usi' writes one 'position ...' line per game; a CSA file's games are "
+                    "written one after another.")
+    convert.add_argument("input", metavar="IN", help="the record file ('-': standard input)")
+    convert.add_argument("--to", required=True, choices=("usi", "kif", "ki2", "csa", "jkf"),
+                         help="the format to write")
+    convert.add_argument("--from", dest="from_format",
+                         choices=("usi", "kif", "ki2", "csa", "jkf"),
+                         help="the input's format (default: from its extension or text)")
+    convert.add_argument("-o", "--output", metavar="OUT", help="write to this file")
+    convert.set_defaults(func=cmd_convert)
 
 
 def cmd_gensfen(args: argparse.Namespace) -> int:
@@ -677,6 +721,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_learn_net_parser(sub)
     add_relabel_parser(sub)
     add_book_parser(sub)
+    add_convert_parser(sub)
     return parser
 
 
