@@ -1,0 +1,108 @@
+"""A USI session with a book: loaded at isready (not before usiok), a hit answered
+within a few ms with its info multipv lines, illegal book moves reported, a miss
+searched."""
+from __future__ import annotations
+
+import time
+
+from usi_client import UsiProcess
+
+from usi_engine.book import BookMove, MemoryBook, write_db
+from usi_engine.book.apery import write_bin
+
+START = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
+AFTER_76 = "lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2"
+
+
+def make_book() -> MemoryBook:
+    book = MemoryBook()
+    book.add(START, BookMove("7g7f", "3c3d", 30, 20, 10))
+    book.add(START, BookMove("2g2f", "8c8d", 25, 20, 5))
+    book.add(AFTER_76, BookMove("3c3d", "2g2f", -20, 20, 8))
+    book.add(AFTER_76, BookMove("4a5b", "none", -25, 20, 1))
+    book.add(AFTER_76, BookMove("5e5d", "none", -10, 20, 1))   # illegal: no piece on 5e
+    return book
+
+
+def test_book_hit_answers_in_milliseconds_with_multipv_lines(tmp_path):
+    write_db(str(tmp_path / "mine.db"), make_book())
+    with UsiProcess() as engine:
+        reply = engine.usi(10.0)
+        assert any(line.text == "option name USI_OwnBook type check default true"
+                   for line in reply)
+        assert any(line.text == "option name BookFile type filename default <empty>"
+                   for line in reply)
+        engine.setoption("BookDir", str(tmp_path))
+        engine.setoption("BookFile", "mine.db")
+        engine.send("isready")
+        before = engine.read_until("readyok", 30.0)
+        assert any("BookFile: read" in line.text for line in before)
+        lines, at = engine.go("position startpos", "go btime 60000 wtime 60000 byoyomi 0")
+        texts = [line.text for line in lines]
+        assert texts[0] == "info multipv 1 score cp 30 depth 20 pv 7g7f 3c3d"
+        assert texts[1].startswith("info multipv 2 score cp 25 depth 20 pv 2g2f 8c8d")
+        assert texts[-1] in ("bestmove 7g7f ponder 3c3d", "bestmove 2g2f ponder 8c8d")
+        elapsed_ms = (lines[-1].at - at) * 1000
+        assert elapsed_ms < 50, elapsed_ms
+        # timing of a warm hit
+        lines, at = engine.go("position startpos", "go byoyomi 1000")
+        assert (lines[-1].at - at) * 1000 < 20
+
+        lines, _ = engine.go("position startpos moves 7g7f", "go byoyomi 1000")
+        texts = [line.text for line in lines]
+        assert any(t.startswith("info string book: illegal move 5e5d") for t in texts)
+        assert texts[-1].startswith("bestmove 3c3d") or texts[-1].startswith("bestmove 4a5b")
+        assert "multipv" in texts[-2]
+
+        # out of the book: the search plays
+        lines, _ = engine.go("position startpos moves 2g2f 3c3d", "go depth 2")
+        assert any(line.text.startswith("info depth") for line in lines)
+
+        # USI_OwnBook false: searched even in the book
+        engine.setoption("USI_OwnBook", "false")
+        lines, _ = engine.go("position startpos", "go depth 1")
+        assert not any("multipv" in line.text for line in lines)
+
+
+def test_apery_book_and_on_the_fly_in_a_session(tmp_path):
+    write_bin(str(tmp_path / "book.bin"), make_book())
+    write_db(str(tmp_path / "sorted.db"), make_book())
+    with UsiProcess() as engine:
+        engine.usi(10.0)
+        engine.setoption("BookFile", str(tmp_path / "book.bin"))
+        engine.isready()
+        lines, _ = engine.go("position startpos", "go byoyomi 1000")
+        assert lines[0].text.startswith("info multipv 1 score cp 30 depth 256 pv 7g7f")
+        engine.setoption("BookFile", str(tmp_path / "sorted.db"))
+        engine.setoption("BookOnTheFly", "true")
+        engine.isready()
+        lines, at = engine.go("position startpos moves 7g7f", "go byoyomi 1000")
+        assert lines[-1].text.split()[1] in ("3c3d", "4a5b")
+        assert (lines[-1].at - at) * 1000 < 50
+
+
+def test_missing_book_is_reported_and_the_engine_plays_on(tmp_path):
+    with UsiProcess() as engine:
+        engine.usi(10.0)
+        engine.setoption("BookFile", str(tmp_path / "nothing.db"))
+        engine.send("isready")
+        before = engine.read_until("readyok", 30.0)
+        assert any("BookFile: cannot read" in line.text for line in before)
+        lines, _ = engine.go("position startpos", "go depth 1")
+        assert lines[-1].text.startswith("bestmove")
+
+
+def test_usiok_comes_before_the_book_is_read(tmp_path):
+    # A large book: usi is still answered at once (the book is read at isready).
+    book = MemoryBook()
+    for index in range(20000):
+        book.add(f"9/9/9/9/9/9/9/9/9 b {index}P 1", BookMove("P*5e", "none", 0, 0, 1))
+    write_db(str(tmp_path / "big.db"), book)
+    with UsiProcess() as engine:
+        engine.usi(10.0)
+        engine.setoption("BookFile", str(tmp_path / "big.db"))
+        start = time.perf_counter()
+        engine.send("usi")
+        engine.expect("usiok", 10.0)
+        assert time.perf_counter() - start < 0.5
+        engine.isready(60.0)
