@@ -128,3 +128,17 @@ def test_bad_book_arguments_exit_2(argv, capsys):
         code = run(*argv)
         raise SystemExit(code)
     assert exc.value.code == 2
+
+
+CSA_GAME = "V2.2\nPI\n+\n+7776FU\n-3334FU\n+2726FU\n%TORYO\n"
+
+
+def test_from_records_reads_csa_records_and_their_winner(tmp_path):
+    (tmp_path / "game.csa").write_text(CSA_GAME)
+    out = tmp_path / "csa.db"
+    assert run("book", "from-records", str(tmp_path / "game.csa"), "--out", str(out)) == 0
+    assert sorted(m.move for _, ms in read_db(str(out)).items() for m in ms) == \
+        ["2g2f", "3c3d", "7g7f"]
+    assert run("book", "from-records", str(tmp_path / "game.csa"), "--out", str(out),
+               "--winner-only") == 0          # white resigned: black's moves
+    assert sorted(m.move for _, ms in read_db(str(out)).items() for m in ms) == ["2g2f", "7g7f"]

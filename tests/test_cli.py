@@ -154,7 +154,9 @@ def test_version_prints_the_package_version():
 
 def test_help_ends_its_description_with_a_full_sentence():
     code, lines, _ = run("--help")
-    description = " ".join(lines[2:6])
+    blank = lines.index("")                       # the usage may take several lines
+    end = lines.index("", blank + 1)
+    description = " ".join(lines[blank + 1:end])
     assert code == 0 and "runs the USI loop" in description
     assert description.rstrip().endswith(".") or "tsume solving." in description
 

@@ -598,14 +598,15 @@ def add_book_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     records = actions.add_parser(
         "from-records", help="a book of the moves played in games",
         description="Count each (position, move) of the games: USI 'position' lines "
-                    "('[position] startpos|sfen ... moves ...', one game a line), or KIF/CSA "
-                    "files where usi_engine.record is available. Values and depths are 0 "
-                    "(set BookDepthLimit 0 to play such a book, or run book think on it).")
+                    "('[position] startpos|sfen ... moves ...', one game a line), or game "
+                    "records (.kif/.kifu/.ki2/.csa/.jkf, main lines). Values and depths are "
+                    "0 (set BookDepthLimit 0 to play such a book, or run book think on it).")
     records.add_argument("inputs", nargs="+")
     records.add_argument("--out", dest="output", required=True, metavar="FILE")
     records.add_argument("--winner-only", action="store_true",
-                         help="only the winner's moves (games without a known winner, "
-                              "e.g. not ending in mate, are skipped)")
+                         help="only the winner's moves (games without a known winner "
+                              "are skipped: a record's result, or a position line ending "
+                              "in mate)")
     records.add_argument("--max-ply", type=_int_in(1, 100000), default=40, metavar="N",
                          help="only moves played from positions of ply <= N (default 40)")
     p.set_defaults(func=cmd_book)

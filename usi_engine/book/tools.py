@@ -321,7 +321,8 @@ def cmd_think(args: argparse.Namespace) -> int:
 
 # --- from-records ------------------------------------------------------------------------
 
-_RECORD_SUFFIXES = (".kif", ".kifu", ".csa", ".ki2", ".ki2u")
+_RECORD_SUFFIXES = (".kif", ".kifu", ".ki2", ".ki2u", ".csa", ".jkf", ".json")
+_WINNERS = {"black_win": 0, "white_win": 1}
 
 
 def _games_of_file(path: str) -> Iterator[tuple[str, list[str], int | None]]:
@@ -353,21 +354,16 @@ def _games_of_file(path: str) -> Iterator[tuple[str, list[str], int | None]]:
 
 
 def _records_of_file(path: str) -> Iterator[tuple[str, list[str], int | None]]:
-    """KIF/CSA through usi_engine.record.read_record, once that module exists."""
+    """The games of a KIF/KI2/CSA/JKF file (usi_engine.record), main lines only; the
+    winner from the record's result."""
+    from usi_engine.record import RecordError, read_record
     try:
-        from usi_engine.record import read_record  # type: ignore[attr-defined]
-    except ImportError:
-        raise SystemExit(f"usi-engine book: error: {path}: reading KIF/CSA needs "
-                         "usi_engine.record, which this version lacks; give USI "
-                         "'position' lines or SFEN lines instead") from None
-    record = read_record(path)
-    records = record if isinstance(record, list) else [record]
-    for rec in records:
-        sfen = getattr(rec, "sfen", None) or getattr(rec, "start_sfen", None)
-        moves = [m if isinstance(m, str) else str(m) for m in getattr(rec, "moves", [])]
-        winner = getattr(rec, "winner", None)
-        if sfen:
-            yield sfen, moves, winner
+        records = read_record(path)
+    except RecordError as exc:
+        print(f"usi-engine book: {exc}; file skipped", file=sys.stderr)
+        return
+    for record in records:
+        yield record.start_sfen, list(record.moves), _WINNERS.get(record.result or "")
 
 
 def cmd_from_records(args: argparse.Namespace) -> int:
