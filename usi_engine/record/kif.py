@@ -350,6 +350,49 @@ def _rightness(color: str, square: tuple[int, int]) -> int:
     return -square[0] if color == "+" else square[0]
 
 
+_GOLD_STEPS = ((0, -1), (1, -1), (-1, -1), (1, 0), (-1, 0), (0, 1))
+_KING_STEPS = ((0, -1), (1, -1), (-1, -1), (1, 0), (-1, 0), (0, 1), (1, 1), (-1, 1))
+_DIAGONALS = ((1, -1), (-1, -1), (1, 1), (-1, 1))
+_ORTHOGONALS = ((0, -1), (1, 0), (-1, 0), (0, 1))
+#: (steps, slides) of each kind, for black (rank 1 ahead); white's are mirrored.
+_MOVES = {"FU": (((0, -1),), ()), "KY": ((), ((0, -1),)), "KE": (((1, -2), (-1, -2)), ()),
+          "GI": (((0, -1), (1, -1), (-1, -1), (1, 1), (-1, 1)), ()),
+          "KI": (_GOLD_STEPS, ()), "TO": (_GOLD_STEPS, ()), "NY": (_GOLD_STEPS, ()),
+          "NK": (_GOLD_STEPS, ()), "NG": (_GOLD_STEPS, ()), "OU": (_KING_STEPS, ()),
+          "KA": ((), _DIAGONALS), "HI": ((), _ORTHOGONALS),
+          "UM": (_ORTHOGONALS, _DIAGONALS), "RY": (_DIAGONALS, _ORTHOGONALS)}
+
+
+def _reaches(game: Game, frm: tuple[int, int], to: tuple[int, int]) -> bool:
+    """Can the piece on frm move to `to` by its movement (pins and checks aside)?"""
+    color, kind = game.board.squares[frm]
+    steps, slides = _MOVES[kind]
+    sign = 1 if color == "+" else -1
+    df, dr = to[0] - frm[0], (to[1] - frm[1]) * sign
+    df *= sign
+    if (df, dr) in steps:
+        return True
+    for sf, sr in slides:
+        f, r = frm[0] + sf * sign, frm[1] + sr * sign
+        while 1 <= f <= 9 and 1 <= r <= 9:
+            if (f, r) == to:
+                return True
+            if (f, r) in game.board.squares:
+                break
+            f, r = f + sf * sign, r + sr * sign
+    return False
+
+
+def _candidates(game: Game, kind: str, to: tuple[int, int]) -> list[tuple[int, int]]:
+    """Squares of the mover's pieces of `kind` that could move to `to` (pins aside, as
+    KI2 writers tell pieces apart)."""
+    target = game.board.squares.get(to)
+    if target is not None and target[0] == game.turn:
+        return []
+    return sorted(sq for sq, (color, k) in game.board.squares.items()
+                  if color == game.turn and k == kind and _reaches(game, sq, to))
+
+
 def ki2_move_to_usi(game: Game, text: str) -> str:
     """A KI2 move without its mark (``７六歩``, ``同歩``, ``５八金右``, ``２二角成``,
     ``５五角打``) in USI, in the game's position (ValueError if it does not read or is
@@ -375,18 +418,33 @@ def ki2_move_to_usi(game: Game, text: str) -> str:
     drop = f"{_sfen_letter(kind)}*{target}" if kind in HAND_KINDS else None
     if drop and drop not in legal:
         drop = None
-    origins = sorted({usi[:2] for usi in legal
-                      if usi[1] != "*" and usi[2:4] == target
-                      and game.piece_kind(usi_squares(usi)[0]) == kind})
-    squares = [(int(o[0]), " abcdefghi".index(o[1])) for o in origins]
+    legal_squares = sorted({usi_squares(usi)[0] for usi in legal
+                            if usi[1] != "*" and usi[2:4] == target
+                            and game.piece_kind(usi_squares(usi)[0]) == kind})
     if "打" in words:
         if drop is None:
             raise ValueError("no such drop")
         return drop
-    if not squares:
+    if not legal_squares:
         if drop:
             return drop
         raise ValueError(f"no {KIND_MOVE_NAME[kind]} can go to {target}")
+    # the words tell apart the pieces that could go there, pinned ones included (as
+    # most writers count them); failing that, the pieces that legally can
+    squares = _by_words(color, to, _candidates(game, kind, to), words)
+    if len(squares) != 1 or squares[0] not in legal_squares:
+        squares = _by_words(color, to, legal_squares, words)
+    if len(squares) != 1:
+        raise ValueError("ambiguous" if squares else "no piece fits those words")
+    plain = f"{square_usi(*squares[0])}{target}"
+    if promote is True:
+        return plain + "+"
+    if promote is False or plain in legal:
+        return plain
+    return plain + "+"
+
+
+def _by_words(color: str, to, squares: list, words: set) -> list:
     for word in ("上", "引", "寄"):
         if word in words:
             squares = [s for s in squares if _motion(color, s, to) == word]
@@ -396,14 +454,7 @@ def ki2_move_to_usi(game: Game, text: str) -> str:
         sign = 1 if "右" in words else -1
         best = max((sign * _rightness(color, s) for s in squares), default=None)
         squares = [s for s in squares if sign * _rightness(color, s) == best]
-    if len(squares) != 1:
-        raise ValueError("ambiguous" if squares else "no piece fits those words")
-    plain = f"{square_usi(*squares[0])}{target}"
-    if promote is True:
-        return plain + "+"
-    if promote is False or plain in legal:
-        return plain
-    return plain + "+"
+    return squares
 
 
 def _replay(record: Record | Variation, raw: _RawLine, game: Game, source: str | None,
@@ -465,12 +516,10 @@ def ki2_move_text(game: Game, usi: str) -> str:
     target = usi[2:4] if frm is not None else usi[2:]
     color = game.turn
     if frm is None:
-        rivals = [u for u in legal if u[1] != "*" and u[2:4] == target
-                  and game.piece_kind(usi_squares(u)[0]) == dropped]
+        rivals = _candidates(game, dropped, to)
         return f"{square}{KIND_MOVE_NAME[dropped]}{'打' if rivals else ''}"
     kind = game.piece_kind(frm)
-    squares = sorted({usi_squares(u)[0] for u in legal if u[1] != "*" and u[2:4] == target
-                      and game.piece_kind(usi_squares(u)[0]) == kind})
+    squares = _candidates(game, kind, to)
     words = _ki2_words(color, kind, frm, to, squares)
     suffix = ""
     if promote:
