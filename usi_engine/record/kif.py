@@ -94,7 +94,7 @@ def read_kif(text: str, source: str | None = None, ki2: bool | None = None) -> l
             continue
         branch = _BRANCH_RE.match(stripped)
         if branch:
-            ply = int(branch.group(1)) - (main.ply - 1)
+            ply = int(branch.group(1))
             while stack and not (stack[-1].ply <= ply <= stack[-1].end
                                  if stack[-1] is main else stack[-1].ply < ply <= stack[-1].end):
                 stack.pop()
@@ -115,6 +115,8 @@ def read_kif(text: str, source: str | None = None, ki2: bool | None = None) -> l
         if not started and _read_board_line(stripped, bod, number):
             continue
         if ki2 and stripped[0] in "▲△▽☗☖":
+            if current is main and not main.moves and not started:
+                main.ply = bod.get("ply") or 1
             started = True
             for mark, move in _KI2_MOVE_RE.findall(stripped.replace("\u3000", "")):
                 move = move.strip()
@@ -136,11 +138,14 @@ def read_kif(text: str, source: str | None = None, ki2: bool | None = None) -> l
                 continue
         # anything else (a free text line, an unknown marker) is passed over
     start = _start_position(record, bod, source)
+    first = bod.get("ply") or main.ply
+    if first > 1:                      # the move number of the first move
+        start = " ".join(start.split()[:3] + [str(first)])
     record.start_sfen = start
     if record.handicap is None:
         record.handicap = handicap_of(start)
     game = Game(start, source, bod["line"] or None)
-    _replay(record, main, game, source, ki2, top=True)
+    _replay(record, main, game, source, ki2, top=True, offset=main.ply - 1)
     return [record]
 
 
@@ -166,7 +171,13 @@ def _read_board_line(stripped: str, bod: dict, number: int) -> bool:
         bod["rows"].append((stripped, number))
         bod["line"] = bod["line"] or number
         return True
-    if stripped.startswith("+--") or stripped.startswith("９ ８") or stripped.startswith("手数＝"):
+    if stripped.startswith("手数＝"):
+        try:
+            bod["ply"] = kanji_number(stripped[3:]) + 1
+        except ValueError:
+            pass
+        return True
+    if stripped.startswith("+--") or stripped.startswith("９ ８"):
         return True
     if stripped in ("先手番", "下手番"):
         bod["turn"] = "+"
@@ -458,7 +469,7 @@ def _by_words(color: str, to, squares: list, words: set) -> list:
 
 
 def _replay(record: Record | Variation, raw: _RawLine, game: Game, source: str | None,
-            ki2: bool, top: bool = False) -> None:
+            ki2: bool, top: bool = False, offset: int = 0) -> None:
     convert = ki2_move_to_usi if ki2 else kif_move_to_usi
     children = {}
     for child in raw.children:
@@ -466,8 +477,8 @@ def _replay(record: Record | Variation, raw: _RawLine, game: Game, source: str |
     for index, move in enumerate(raw.moves + [None]):
         ply = raw.ply + index
         for child in children.get(ply, []):
-            branch = Variation(ply=ply)
-            _replay(branch, child, game.copy(), source, ki2)
+            branch = Variation(ply=ply - offset)
+            _replay(branch, child, game.copy(), source, ki2, offset=offset)
             record.variations.append(branch)
         if move is None:
             break
@@ -599,12 +610,18 @@ def _bod_lines(sfen: str) -> list[str]:
     return lines
 
 
-def _result_line(record: Record | Variation, game: Game, count: int) -> str | None:
+def _first_number(record: Record) -> int:
+    parts = record.start_sfen.split()
+    return int(parts[3]) if len(parts) > 3 and parts[3].isdigit() else 1
+
+
+def _result_line(record: Record | Variation, game: Game, count: int,
+                 names: tuple[str, str] = ("先手", "後手")) -> str | None:
     t = record.termination
     if t is None:
         return None
-    mover = "先手" if game.turn == "+" else "後手"
-    last = "後手" if game.turn == "+" else "先手"
+    mover = names[0] if game.turn == "+" else names[1]
+    last = names[1] if game.turn == "+" else names[0]
     head = f"まで{count}手で"
     if t in ("resign", "mate"):
         return head + f"{last}の勝ち"
@@ -628,6 +645,8 @@ def _header_lines(record: Record) -> list[str]:
         lines.append(f"手合割：{handicap}")
     else:
         lines += _bod_lines(record.start_sfen)
+        if _first_number(record) > 1:
+            lines.append(f"手数＝{_first_number(record) - 1}")
     black, white = _side_names(record)
     if record.black:
         lines.append(f"{black}：{record.black}")
@@ -646,11 +665,12 @@ def write_kif(record: Record) -> str:
     lines.append("手数----指手---------消費時間--")
     game = Game(record.start_sfen)
     with_times = any(t is not None for t in record.times)
-    _write_kif_line(lines, record, game, 1, with_times, [0.0, 0.0])
+    offset = _first_number(record) - 1
+    _write_kif_line(lines, record, game, 1, with_times, [0.0, 0.0], offset)
     result = _final_result(record)
     if result:
         lines.append(result)
-    _write_kif_variations(lines, record, Game(record.start_sfen), 1, with_times)
+    _write_kif_variations(lines, record, Game(record.start_sfen), 1, with_times, offset)
     return "\n".join(lines) + "\n"
 
 
@@ -658,23 +678,24 @@ def _final_result(record: Record) -> str | None:
     game = Game(record.start_sfen)
     for usi in record.moves:
         game.push(usi)
-    return _result_line(record, game, len(record.moves))
+    return _result_line(record, game, len(record.moves) + _first_number(record) - 1,
+                        _side_names(record))
 
 
 def _write_kif_line(lines, line, game: Game, first_ply: int, with_times: bool,
-                    totals: list[float]) -> None:
+                    totals: list[float], offset: int = 0) -> None:
     branched = {v.ply for v in line.variations}
     for index, usi in enumerate(line.moves):
         ply = first_ply + index
         side = (game.turn == "-") * 1
         text = kif_move_text(game, usi)
         game.push(usi, text=usi)
-        entry = f"{ply:>4} {text}"
+        entry = f"{ply + offset:>4} {text}"
         if with_times:
             seconds = line.times[index] if index < len(line.times) else None
             totals[side] += seconds or 0
             entry = _pad(entry, 14) + " " + _time_text(seconds, totals[side])
-        if ply + 1 in branched:
+        if ply in branched:
             entry += "+"
         lines.append(entry)
         comment = line.comments[index] if index < len(line.comments) else ""
@@ -682,7 +703,7 @@ def _write_kif_line(lines, line, game: Game, first_ply: int, with_times: bool,
             lines.append("*" + c)
     if line.termination:
         ply = first_ply + len(line.moves)
-        entry = f"{ply:>4} {TERMINATION_WORD[line.termination]}"
+        entry = f"{ply + offset:>4} {TERMINATION_WORD[line.termination]}"
         if with_times:
             entry = _pad(entry, 14) + " " + _time_text(0, totals[(game.turn == "-") * 1])
         lines.append(entry)
@@ -693,7 +714,8 @@ def _pad(text: str, width: int) -> str:
     return text + " " * max(0, width - len(text) - wide)
 
 
-def _write_kif_variations(lines, line, game: Game, first_ply: int, with_times: bool) -> None:
+def _write_kif_variations(lines, line, game: Game, first_ply: int, with_times: bool,
+                          offset: int = 0) -> None:
     """Variations in KIF order: deepest-last, later plies first (as Kakinoki writes)."""
     positions = [game.copy()]
     for usi in line.moves:
@@ -702,9 +724,10 @@ def _write_kif_variations(lines, line, game: Game, first_ply: int, with_times: b
     for variation in sorted(line.variations, key=lambda v: -v.ply):
         base = positions[variation.ply - first_ply].copy()
         lines.append("")
-        lines.append(f"変化：{variation.ply}手")
-        _write_kif_line(lines, variation, base.copy(), variation.ply, with_times, [0.0, 0.0])
-        _write_kif_variations(lines, variation, base.copy(), variation.ply, with_times)
+        lines.append(f"変化：{variation.ply + offset}手")
+        _write_kif_line(lines, variation, base.copy(), variation.ply, with_times, [0.0, 0.0],
+                        offset)
+        _write_kif_variations(lines, variation, base.copy(), variation.ply, with_times, offset)
 
 
 def write_ki2(record: Record) -> str:
@@ -712,12 +735,16 @@ def write_ki2(record: Record) -> str:
     record.fill()
     lines = _header_lines(record)
     game = Game(record.start_sfen)
-    _write_ki2_line(lines, record, game)
-    _write_ki2_variations(lines, record, Game(record.start_sfen), 1)
+    names = _side_names(record)
+    game.ply = _first_number(record) - 1          # result lines count from there
+    _write_ki2_line(lines, record, game, names)
+    start = Game(record.start_sfen)
+    start.ply = game.ply - len(record.moves)
+    _write_ki2_variations(lines, record, start, 1, names)
     return "\n".join(lines) + "\n"
 
 
-def _write_ki2_line(lines, line, game: Game) -> None:
+def _write_ki2_line(lines, line, game: Game, names=("先手", "後手")) -> None:
     row: list[str] = []
     for index, usi in enumerate(line.moves):
         mark = _SENTE if game.turn == "+" else _GOTE
@@ -731,12 +758,13 @@ def _write_ki2_line(lines, line, game: Game) -> None:
                 lines.append("*" + c)
     if row:
         lines.append(" ".join(row))
-    result = _result_line(line, game, game.ply)
+    result = _result_line(line, game, game.ply, names)
     if result:
         lines.append(result)
 
 
-def _write_ki2_variations(lines, line, game: Game, first_ply: int) -> None:
+def _write_ki2_variations(lines, line, game: Game, first_ply: int, names) -> None:
+    offset = game.ply - (first_ply - 1)        # 変化 numbers count from the record's start
     positions = [game.copy()]
     for usi in line.moves:
         game.push(usi)
@@ -744,6 +772,6 @@ def _write_ki2_variations(lines, line, game: Game, first_ply: int) -> None:
     for variation in sorted(line.variations, key=lambda v: -v.ply):
         base = positions[variation.ply - first_ply]
         lines.append("")
-        lines.append(f"変化：{variation.ply}手")
-        _write_ki2_line(lines, variation, base.copy())
-        _write_ki2_variations(lines, variation, base.copy(), variation.ply)
+        lines.append(f"変化：{variation.ply + offset}手")
+        _write_ki2_line(lines, variation, base.copy(), names)
+        _write_ki2_variations(lines, variation, base.copy(), variation.ply, names)
