@@ -19,8 +19,12 @@
 # (a copy of the working tree, with the .pyd files) is in build/windows/.
 #
 # Exit code: 0 when the build, perft and the USI session passed; 1 when one failed (the
-# last line says which); 3 when the tools or downloads could not be had (nothing built).  The test suite's counts are reported, not judged: some tests
-# need what Windows lacks (ptys, SIGALRM, /proc, fork).
+# last line says which); 3 when the tools or downloads could not be had (nothing built).
+# The test suite's counts are reported, not judged: some tests need what Windows lacks
+# (ptys, SIGALRM, /proc, resource, #!/bin/sh launchers).
+#
+# For the headers, a deb-src line for bookworm is added to apt's sources when there is
+# none (/etc/apt/sources.list.d/usi-engine-deb-src.sources).
 set -euo pipefail
 
 QUICK=0
