@@ -21,6 +21,7 @@ closed output pipe (``usi-engine bench | head -1``) stops the command quietly wi
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 import time
@@ -741,9 +742,21 @@ def main(argv: list[str] | None = None) -> int:
         _progress("")
         print("usi-engine: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except BrokenPipeError:
+    except OSError as exc:
+        if not is_closed_pipe(exc):
+            raise
         _drop_stdout()
         return EXIT_BROKEN_PIPE
+
+
+def is_closed_pipe(exc: BaseException) -> bool:
+    """Whether ``exc`` is what writing to a pipe whose reader is gone raises:
+    BrokenPipeError (EPIPE) on POSIX; on Windows also a plain OSError with EINVAL
+    (the C runtime's answer to a write on a closed pipe)."""
+    if isinstance(exc, BrokenPipeError):
+        return True
+    return (sys.platform == "win32" and isinstance(exc, OSError)
+            and exc.errno == errno.EINVAL)
 
 
 def _drop_stdout() -> None:
