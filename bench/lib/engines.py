@@ -22,7 +22,6 @@ from __future__ import annotations
 import datetime
 import os
 import re
-import shlex
 import shutil
 import subprocess
 import sys
@@ -103,8 +102,11 @@ def our_engine_env() -> dict[str, str]:
 
 
 def split_command(cmd: str | list[str]) -> list[str]:
-    """A command line as argv (a string is split as the shell would; ``~`` expanded)."""
-    argv = list(cmd) if isinstance(cmd, (list, tuple)) else shlex.split(cmd)
+    """A command line as argv (a string is split as the shell would, by
+    :func:`usi_engine.usi.client.split_command`, which keeps Windows backslashes;
+    ``~`` expanded)."""
+    from usi_engine.usi.client import split_command as split_command_line
+    argv = split_command_line(cmd)
     return [os.path.expanduser(argv[0])] + argv[1:] if argv else argv
 
 

@@ -19,7 +19,6 @@ import argparse
 import io
 import os
 import re
-import shlex
 import shutil
 import subprocess
 import sys
@@ -31,6 +30,7 @@ from pathlib import Path
 from bench.lib.paths import OUT, REPO
 from usi_engine.csa.bridge import Bridge, BridgeConfig
 from usi_engine.csa.config import parse_option
+from usi_engine.usi.client import split_command
 
 SERVER_DIR = Path(os.environ.get("SHOGI_SERVER_DIR",
                                   REPO.parent / "shared" / "tools" / "shogi-server"))
@@ -76,7 +76,7 @@ def main() -> int:
         configs.append(BridgeConfig(
             host="127.0.0.1", port=port, id=name, password=f"pw-{name}", game=args.game,
             margin_ms=args.margin_ms, log_dir=str(workdir / name), echo=False,
-            engine=shlex.split(engine) if engine else None,
+            engine=split_command(engine) if engine else None,
             options=[parse_option(o) for o in getattr(args, f"{side}_option")],
             ponder=getattr(args, f"{side}_ponder"),
             increment_as_byoyomi=getattr(args, f"{side}_increment_as_byoyomi")))

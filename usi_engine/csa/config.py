@@ -4,9 +4,10 @@ the password's environment variable, merged into one :class:`BridgeConfig`."""
 from __future__ import annotations
 
 import os
-import shlex
 from dataclasses import dataclass, field
 from typing import Any
+
+from usi_engine.usi.client import split_command
 
 __all__ = ["BridgeConfig", "ConfigError", "build_config", "load_config_file", "parse_option",
            "DEFAULT_PASSWORD_ENV"]
@@ -137,7 +138,7 @@ def build_config(args: Any, environ: dict[str, str] | None = None) -> BridgeConf
     config.log_dir = pick("log_dir", args.log_dir, str)
     engine = args.engine if args.engine is not None else data.get("engine")
     if engine is not None:
-        config.engine = shlex.split(engine) if isinstance(engine, str) else [str(w) for w in engine]
+        config.engine = split_command(engine)
         if not config.engine:
             raise ConfigError("--engine is empty")
     options: list[tuple[str, str]] = []

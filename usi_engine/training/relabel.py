@@ -48,7 +48,7 @@ from usi_engine.training.data import (SCORE_MATE, quiet, read_record_file, recor
                                       record_files, record_sfen, stored_cp, stored_mate,
                                       write_records)
 from usi_engine.training.progress import clear_line, progress_line
-from usi_engine.usi.client import UsiClient, UsiEngineExited, UsiError, UsiTimeout
+from usi_engine.usi.client import UsiClient, UsiEngineExited, UsiError, UsiTimeout, split_command
 from usi_engine.usi.info import Info
 
 #: The default go line: a time limit every USI engine honours (gpsusi knows neither
@@ -356,7 +356,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
 
     try:
-        command = tuple(shlex.split(args.engine))
+        command = tuple(split_command(args.engine))
     except ValueError as exc:
         return fail(f"--engine: {exc}")
     if not command:

@@ -1,0 +1,52 @@
+"""Portable Python (issue #43): what differs on Windows, checked on any platform by
+monkeypatching ``sys.platform`` / ``os.name``."""
+import argparse
+import os
+import sys
+
+import pytest
+
+WINDOWS_COMMAND = r'"C:\Program Files\Engines\gpsusi.exe" --eval C:\eval\w.bin -x "two words"'
+WINDOWS_ARGV = [r"C:\Program Files\Engines\gpsusi.exe", "--eval", r"C:\eval\w.bin", "-x",
+                "two words"]
+
+
+def as_on_windows(func, *args):
+    """``func(*args)`` with ``os.name == "nt"`` and ``sys.platform == "win32"`` for just
+    that call (pathlib, which pytest uses, cannot work with os.name patched)."""
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(os, "name", "nt")
+        m.setattr(sys, "platform", "win32")
+        return func(*args)
+
+
+# --- command lines keep Windows backslashes ------------------------------------------------
+
+def test_client_split_command_keeps_backslashes_on_windows():
+    from usi_engine.usi.client import split_command
+    assert as_on_windows(split_command, WINDOWS_COMMAND) == WINDOWS_ARGV
+
+
+def test_csa_engine_command_keeps_backslashes_on_windows():
+    from usi_engine.csa.config import build_config
+    names = ("host", "port", "id", "password", "password_env", "game", "games", "keep_alive",
+             "margin_ms", "ponder", "engine", "option", "log_dir", "config")
+    args = argparse.Namespace(**{n: None for n in names})
+    args.host, args.id, args.password, args.engine = "h", "me", "pw", WINDOWS_COMMAND
+    assert as_on_windows(build_config, args, {}).engine == WINDOWS_ARGV
+
+
+def test_bench_engine_command_keeps_backslashes_on_windows():
+    from bench.lib.engines import split_command
+    assert as_on_windows(split_command, WINDOWS_COMMAND) == WINDOWS_ARGV
+
+
+def test_relabel_and_csa_local_game_split_with_the_client():
+    from usi_engine.training import relabel
+    from usi_engine.usi import client
+    assert relabel.split_command is client.split_command
+    source = (relabel.__file__, os.path.join(os.path.dirname(__file__), os.pardir,
+                                             "bench", "tools", "csa_local_game.py"))
+    for path in source:
+        with open(path, encoding="utf-8") as f:
+            assert "shlex.split(" not in f.read(), path
