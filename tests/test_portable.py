@@ -50,3 +50,52 @@ def test_relabel_and_csa_local_game_split_with_the_client():
     for path in source:
         with open(path, encoding="utf-8") as f:
             assert "shlex.split(" not in f.read(), path
+
+
+# --- progress lines: VT erase, or spaces on an old Windows console ---------------------------
+
+@pytest.fixture
+def progress(monkeypatch):
+    from usi_engine.training import progress
+    monkeypatch.setattr(progress, "_vt_ok", None)
+    monkeypatch.setattr(progress, "_last_width", 0)
+    return progress
+
+
+def test_progress_lines_erase_with_vt_off_windows(progress, monkeypatch):
+    monkeypatch.setattr(sys, "platform", "linux")
+    assert progress.in_place("abc") == "\r\033[Kabc"
+    assert progress.in_place("") == "\r\033[K"
+
+
+def test_progress_lines_are_padded_with_spaces_on_a_console_without_vt(progress, monkeypatch):
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setattr(progress, "_enable_vt_mode", lambda: False)
+    assert progress.in_place("long line") == "\rlong line"
+    assert progress.in_place("short") == "\rshort    \rshort"
+    assert progress.in_place("") == "\r     \r"
+    assert "\033" not in progress.in_place("x")
+
+
+def test_progress_lines_use_vt_on_windows_when_it_can_be_turned_on(progress, monkeypatch):
+    calls = []
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setattr(progress, "_enable_vt_mode", lambda: calls.append(1) or True)
+    assert progress.in_place("abc") == "\r\033[Kabc"
+    assert progress.in_place("d") == "\r\033[Kd"
+    assert calls == [1]                                   # asked once
+
+
+def test_enable_vt_mode_is_false_without_the_windows_api(progress):
+    if sys.platform != "win32":
+        assert progress._enable_vt_mode() is False
+
+
+def test_clear_line_on_a_windows_terminal_without_vt(progress, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setattr(progress, "_enable_vt_mode", lambda: False)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    progress.progress_line("gensfen", "positions", 5, 10, 0.0)
+    progress.clear_line()
+    err = capsys.readouterr().err
+    assert "\033" not in err and err.endswith("\r")

@@ -30,6 +30,7 @@ from typing import Any, Callable, NoReturn
 
 from usi_engine import __version__
 from usi_engine.mate.suites import STRICT_MARK, read_fields, read_tsume_suite, suite_is_strict
+from usi_engine.training.progress import in_place
 
 # numpy's BLAS threads spin on idle cores after start-up; only the training
 # subcommands do linear algebra, and bench or perft would share the cores with them
@@ -64,7 +65,7 @@ def _fail(message: str, command: str = "") -> int:
 def _progress(text: str) -> None:
     """A progress note on stderr, only when stderr is a terminal (rewritten in place)."""
     if sys.stderr.isatty():
-        print(f"\r\033[K{text}", end="", file=sys.stderr, flush=True)
+        print(in_place(text), end="", file=sys.stderr, flush=True)
 
 
 def _nodes_line(nodes: int, seconds: float) -> str:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from usi_engine.book.model import BookMove, MemoryBook, NO_MOVE, sort_moves, split_ply
+from usi_engine.training.progress import in_place
 
 __all__ = ["bin_to_memory", "cmd_convert", "cmd_merge", "cmd_sort", "cmd_think",
            "cmd_from_records", "think_position", "parse_game_line", "main_book"]
@@ -23,7 +24,7 @@ MATE_VALUE = 32000
 
 def _progress(text: str) -> None:
     if sys.stderr.isatty():
-        print(f"\r\033[K{text}", end="", file=sys.stderr, flush=True)
+        print(in_place(text), end="", file=sys.stderr, flush=True)
 
 
 def _is_bin(path: str) -> bool:
