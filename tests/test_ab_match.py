@@ -1,4 +1,5 @@
 """python -m bench.strength.ab_match freezes this build or a past commit's for A/B matches."""
+import shutil
 import subprocess
 import sys
 
@@ -16,6 +17,7 @@ def worktrees():
                           capture_output=True, text=True).stdout.count("worktree ")
 
 
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git on the PATH")
 def test_freezing_an_unknown_commit_is_refused_by_name(tmp_path):
     result = ab_match("--freeze", str(tmp_path / "old"), "--commit", "0123456789abcdef")
     assert result.returncode != 0

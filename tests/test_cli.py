@@ -1,6 +1,5 @@
 """The command-line contract: perft, bench and mate print what benchmarks rely on."""
 import os
-import pty
 import re
 import signal
 import subprocess
@@ -10,6 +9,14 @@ import time
 import pytest
 
 from conftest import ROOT
+
+try:
+    import pty
+except ImportError:             # Windows: pty imports termios
+    pty = None
+
+#: The tests that put stderr on a pseudo-terminal.
+needs_pty = pytest.mark.skipif(pty is None, reason="needs a pseudo-terminal (pty is POSIX only)")
 
 NODES_LINE = re.compile(r"nodes (\d+) time_ms \d+ nps \d+")
 
@@ -204,6 +211,7 @@ def run_with_terminal_stderr(args, interrupt_after=None, timeout=60):
     return proc.returncode, out, b"".join(chunks).decode("utf-8", "replace")
 
 
+@needs_pty
 def test_deep_perft_shows_its_progress_on_a_terminal():
     code, out, err = run_with_terminal_stderr(["perft", "7", "--sfen", "8k/9/9/9/9/9/9/9/K8 b - 1"])
     assert code == 0 and NODES_LINE.fullmatch(out.splitlines()[-1])
@@ -215,6 +223,7 @@ def test_perft_shows_no_progress_when_stderr_is_not_a_terminal():
     assert code == 0 and err == ""
 
 
+@needs_pty
 def test_a_mate_suite_shows_its_progress_on_a_terminal(tmp_path):
     suite = tmp_path / "suite.txt"
     suite.write_text(f"m1 | {MATE_IN_1} | 1\n")
@@ -222,6 +231,7 @@ def test_a_mate_suite_shows_its_progress_on_a_terminal(tmp_path):
     assert code == 0 and "solving m1 (1/1)" in err and out.splitlines()[-1].startswith("solved 1/1")
 
 
+@needs_pty
 def test_ctrl_c_ends_a_deep_perft_with_one_line():
     # 161 root moves, about 0.1 s each: perft 7 would take 10 s or more
     code, _, err = run_with_terminal_stderr(["perft", "7", "--sfen", "8k/9/9/9/9/9/9/9/K8 b GS 1"],

@@ -12,6 +12,11 @@ import pytest
 
 from usi_client import engine_command, engine_env
 
+pytestmark = pytest.mark.skipif(sys.platform == "win32",
+                                reason="Ctrl-C is sent as SIGINT; on Windows it would be CTRL_BREAK_EVENT to a new "
+                                "process group, which Python maps to SIGBREAK, not "
+                                "KeyboardInterrupt, and the engine has no SIGBREAK handler")
+
 MICROCOSMOS = ("g1+P1k1+P+P+L/1p3P3/+R+p2pp1pl/1NNsg+p2+R/+b+nL+P1+p3/1P3ssP1/2P1+Ps2N/"
                "4+P1P1L/+B5G1g b - 1")   # 1525 plies: minutes of work
 #: Generous: the loops poll every 1024 nodes and look at signals every 20 ms.

@@ -16,6 +16,7 @@ import contextlib
 import math
 import re
 import signal
+import sys
 import threading
 import time
 from pathlib import Path
@@ -26,6 +27,11 @@ from cshogi import cli
 from cshogi.usi import Engine
 
 from usi_client import write_engine_script
+
+# every test runs under the SIGALRM watchdog below (cshogi would otherwise spin forever
+# on a dead engine), and Windows has no SIGALRM
+pytestmark = pytest.mark.skipif(sys.platform == "win32",
+                                reason="the cshogi watchdog needs SIGALRM (not on Windows)")
 
 
 @pytest.fixture(scope="module")

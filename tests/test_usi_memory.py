@@ -105,6 +105,8 @@ def test_usinewgame_at_1024_mb_is_answered_at_once():
     assert min(waits) < 0.01
 
 
+@pytest.mark.skipif(sys.platform == "win32",
+                    reason="limits the address space with resource.RLIMIT_AS (POSIX only)")
 def test_a_refused_allocation_keeps_the_engine_playing_and_says_so(monkeypatch):
     # an address-space limit makes the system refuse the table, as a small machine would
     from usi_client import engine_command

@@ -229,6 +229,8 @@ def test_heavy_setup_waits_for_isready_not_import():
         assert {"position", "searcher"} <= _mapped_core_modules(engine.proc.pid)
 
 
+@pytest.mark.skipif(sys.platform == "win32",
+                    reason="reads the engine's CPU time from Linux /proc/PID/stat")
 def test_engine_never_thinks_without_go(engine):
     engine.send(BUSY, "isready")
     engine.expect("readyok")
