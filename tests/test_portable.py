@@ -99,3 +99,53 @@ def test_clear_line_on_a_windows_terminal_without_vt(progress, monkeypatch, caps
     progress.clear_line()
     err = capsys.readouterr().err
     assert "\033" not in err and err.endswith("\r")
+
+
+# --- clocks: time.perf_counter, not time.monotonic (15.6 ms ticks on Windows) --------------
+
+def test_no_python_clock_reads_time_monotonic():
+    """Deadlines, think times and line arrival times read time.perf_counter (well under
+    a microsecond on Windows, where time.monotonic ticks every 15.6 ms)."""
+    import pathlib
+
+    import usi_engine
+    package = pathlib.Path(usi_engine.__file__).parent
+    readers = [str(p.relative_to(package)) for p in package.rglob("*.py")
+               if "time.monotonic()" in p.read_text(encoding="utf-8")]
+    assert readers == []
+
+
+def test_go_deadlines_and_line_times_use_perf_counter(monkeypatch):
+    from usi_engine.usi import loop, stdio
+    monkeypatch.setattr(stdio.time, "perf_counter", lambda: 100.0)
+    chunks = iter([b"go btime 0 wtime 0 byoyomi 1000\n", b""])
+    assert list(stdio.iter_lines(lambda: next(chunks))) == [
+        ("go btime 0 wtime 0 byoyomi 1000", 100.0)]
+    monkeypatch.setattr(loop.time, "perf_counter", lambda: 100.25)   # 250 ms later
+    plan = argparse.Namespace(soft_ms=1000, hard_ms=1000)
+    assert loop._deadlines(plan, 100.0) == (750, 750)
+
+
+# --- option values that are not UTF-8: CP932, said in an info string ------------------------
+
+def test_a_cp932_option_value_is_read_as_cp932_and_said(tmp_path):
+    import io
+
+    from usi_engine.usi.loop import UsiEngine
+    out = io.BytesIO()
+    engine = UsiEngine(out)
+    chunks = iter(["setoption name BookFile value 定跡.db\n".encode("cp932"),
+                   "setoption name EvalDir value 評価関数\n".encode("utf-8"), b"quit\n", b""])
+    engine.run(lambda: next(chunks))
+    said = out.getvalue().decode("utf-8").splitlines()
+    assert said.count("info string input line not UTF-8: read as CP932 (Shift-JIS): "
+                      "setoption name BookFile value 定跡.db") == 1
+    assert not any("評価関数" in line and "CP932" in line for line in said)
+    assert engine.options["BookFile"] == "定跡.db"
+    assert engine.options["EvalDir"] == "評価関数"
+
+
+def test_bytes_neither_utf8_nor_cp932_are_replaced_not_fatal():
+    from usi_engine.usi.stdio import decode_line
+    text, cp932 = decode_line(b"setoption name X value \x81")   # a lone CP932 lead byte
+    assert not cp932 and text.startswith("setoption name X value ")

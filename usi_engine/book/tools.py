@@ -280,7 +280,7 @@ def cmd_think(args: argparse.Namespace) -> int:
     skipped = len(positions) - len(todo)
     tasks = [(sfen, args.depth, args.multipv) for sfen in todo]
     finished = 0
-    last_save = time.monotonic()
+    last_save = time.perf_counter()
 
     def store(sfen: str, moves: list[BookMove]) -> None:
         merged = {m.move: m for m in (source.find(sfen, ignore_ply=True) or [])}
@@ -309,9 +309,9 @@ def cmd_think(args: argparse.Namespace) -> int:
             finished += 1
             elapsed = time.perf_counter() - start
             _progress(f"book think: {finished}/{len(tasks)} positions, {elapsed:.0f} s")
-            if time.monotonic() - last_save > args.save_every:
+            if time.perf_counter() - last_save > args.save_every:
                 _write_any(args.output, out)
-                last_save = time.monotonic()
+                last_save = time.perf_counter()
     finally:
         _progress("")
         _write_any(args.output, out)

@@ -166,9 +166,9 @@ class Bridge:
             self.log.write("summary", report.line())
 
     def _sleep(self, seconds: float) -> None:
-        end = time.monotonic() + seconds
+        end = time.perf_counter() + seconds
         while True:
-            left = end - time.monotonic()
+            left = end - time.perf_counter()
             if left <= 0:
                 return
             try:
@@ -195,9 +195,9 @@ class Bridge:
 
     def _wait_engine(self, word: str, timeout_s: float) -> bool:
         """Process events until the engine prints ``word`` (True) or fails."""
-        end = time.monotonic() + timeout_s
+        end = time.perf_counter() + timeout_s
         while True:
-            left = end - time.monotonic()
+            left = end - time.perf_counter()
             if left <= 0:
                 self.note(f"the engine did not answer {word} within {timeout_s:.0f} s")
                 return False
@@ -282,7 +282,7 @@ class Bridge:
         self.sock = sock
         threading.Thread(target=self._read_server, args=(sock, self.conn_id), daemon=True,
                          name="csa-reader").start()
-        self.last_send = time.monotonic()
+        self.last_send = time.perf_counter()
         return True
 
     def _read_server(self, sock: socket.socket, conn_id: int) -> None:
@@ -315,7 +315,7 @@ class Bridge:
         except OSError as exc:
             self.note(f"cannot send to the server: {exc}")
             return False
-        self.last_send = time.monotonic()
+        self.last_send = time.perf_counter()
         return True
 
     def _close(self) -> None:
@@ -328,9 +328,9 @@ class Bridge:
             self.sock = None
 
     def _await_logout(self, timeout_s: float) -> None:
-        end = time.monotonic() + timeout_s
+        end = time.perf_counter() + timeout_s
         while self.sock is not None:
-            left = end - time.monotonic()
+            left = end - time.perf_counter()
             if left <= 0:
                 break
             try:
@@ -354,7 +354,7 @@ class Bridge:
             return "failed"
         self._send(self.config.login_line(), shown=self.config.login_line(masked=True))
         self.phase = "login"
-        self.phase_deadline = time.monotonic() + self.config.login_timeout_s
+        self.phase_deadline = time.perf_counter() + self.config.login_timeout_s
         self.summary_lines: list[str] | None = None
         self.outcome = None
         self.game = None
@@ -372,7 +372,7 @@ class Bridge:
         return self.outcome
 
     def _step(self) -> None:
-        now = time.monotonic()
+        now = time.perf_counter()
         timeout = 1.0
         if self.config.keep_alive > 0:
             timeout = min(timeout, max(0.0, self.last_send + self.config.keep_alive - now))
@@ -410,7 +410,7 @@ class Bridge:
             self._engine_died(event[2])
 
     def _timers(self) -> None:
-        now = time.monotonic()
+        now = time.perf_counter()
         if self.config.keep_alive > 0 and now - self.last_send >= self.config.keep_alive \
                 and self.sock is not None and self.phase != "ending":
             self._send("", shown="(keep-alive)", console=False)
@@ -442,7 +442,7 @@ class Bridge:
                 self.game.report.notes.append("engine not ready: rejected")
             self._stop_engine()
             self.phase = "agreed"
-            self.phase_deadline = time.monotonic() + 10
+            self.phase_deadline = time.perf_counter() + 10
         elif phase == "ending":
             self._finish_game()
             self.outcome = "played" if self.game_result_normal() else "aborted"
@@ -524,7 +524,7 @@ class Bridge:
             self.note(f"cannot play this game: {exc}; rejecting")
             if game_id:
                 self._send(f"REJECT {game_id}")
-                self.phase, self.phase_deadline = "agreed", time.monotonic() + 30
+                self.phase, self.phase_deadline = "agreed", time.perf_counter() + 30
             else:
                 self.outcome = "failed"
             return
@@ -547,13 +547,13 @@ class Bridge:
         if self.engine is None or not self.engine.alive:
             self.note("the engine is not running: rejecting the game")
             self._send(f"REJECT {summary.game_id}")
-            self.phase, self.phase_deadline = "agreed", time.monotonic() + 30
+            self.phase, self.phase_deadline = "agreed", time.perf_counter() + 30
             return
         if summary.max_moves and self.engine.has_option("MaxMovesToDraw") and not any(
                 name.lower() == "maxmovestodraw" for name, _ in self.config.options):
             self._to_engine(f"setoption name MaxMovesToDraw value {summary.max_moves}")
         self._to_engine("isready")
-        self.phase, self.phase_deadline = "ready", time.monotonic() + self.config.engine_timeout_s
+        self.phase, self.phase_deadline = "ready", time.perf_counter() + self.config.engine_timeout_s
 
     def _start_game(self, game_id: str) -> None:
         game = self.game
@@ -562,7 +562,7 @@ class Bridge:
             return
         self.phase, self.phase_deadline = "playing", None
         game.started = True
-        game.turn_t0 = time.monotonic()
+        game.turn_t0 = time.perf_counter()
         self._to_engine("usinewgame")
         self.note(f"game started; {'our' if game.our_turn() else 'their'} move")
         if game.our_turn():
@@ -593,7 +593,7 @@ class Bridge:
             return
         if game.over or self.phase == "ending":
             return
-        now = time.monotonic()
+        now = time.perf_counter()
         try:
             charged = game.apply(move.move, move.time, (now - game.turn_t0) * 1000)
         except ValueError as exc:
@@ -619,7 +619,7 @@ class Bridge:
         if self.config.ponder and game.ponder_next and game.search == "idle":
             self._start_ponder(game.ponder_next)
         game.ponder_next = None
-        game.turn_t0 = time.monotonic()
+        game.turn_t0 = time.perf_counter()
 
     def _their_move(self, usi: str) -> None:
         game = self.game
@@ -683,7 +683,7 @@ class Bridge:
         if words[0] == "readyok":
             if self.phase == "ready" and game is not None:
                 self._send(f"AGREE {game.summary.game_id}")
-                self.phase, self.phase_deadline = "agreed", time.monotonic() + 300
+                self.phase, self.phase_deadline = "agreed", time.perf_counter() + 300
             return
         if words[0] == "info" and game is not None:
             info = parse_info(line)
@@ -737,7 +737,7 @@ class Bridge:
             return
         csa = game.board.usi_to_csa(move)
         comment = self._comment(move)
-        elapsed = (time.monotonic() - game.turn_t0) * 1000
+        elapsed = (time.perf_counter() - game.turn_t0) * 1000
         available = game.clock.available_ms(game.me)
         game.report.our_moves += 1
         if available is not None:
@@ -777,7 +777,7 @@ class Bridge:
             game.search = "idle"
             self._resign()
         elif game is not None and self.phase == "ready":
-            self.phase_deadline = time.monotonic()  # reject at once
+            self.phase_deadline = time.perf_counter()  # reject at once
 
     # --- searching ---
 
@@ -786,7 +786,7 @@ class Bridge:
         assert game is not None
         if game.over or game.sent_final:
             return
-        elapsed = (time.monotonic() - game.turn_t0) * 1000
+        elapsed = (time.perf_counter() - game.turn_t0) * 1000
         game.infos, game.last_info = {}, None
         self._to_engine(game.position_command())
         self._to_engine("go " + game.clock.go_args(game.me, elapsed, game.margin_ms,
@@ -855,7 +855,7 @@ class Bridge:
         game.search = "idle"
         self._finish_game()
         self._send("LOGOUT")
-        self.phase, self.phase_deadline = "ending", time.monotonic() + 5
+        self.phase, self.phase_deadline = "ending", time.perf_counter() + 5
 
     def _finish_game(self) -> None:
         """Write the record and the report (once)."""

@@ -154,7 +154,7 @@ class GameState:
         self.started = False
         self.over = False
         self.start_time = datetime.now()
-        self.turn_t0 = time.monotonic()
+        self.turn_t0 = time.perf_counter()
         # the engine
         self.search = "idle"          # idle, thinking, pondering, stopping, done_early
         self.ponder_on: str | None = None

@@ -104,7 +104,7 @@ class SearchJob:
     params: Any                   # go.GoParams
     plan: Any                     # timeman.TimePlan
     options: dict[str, Any]       # options snapshot at go time
-    started_at: float             # time.monotonic() when the go line arrived
+    started_at: float             # time.perf_counter() when the go line arrived
     searchmoves: list[int] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     release: threading.Event = field(default_factory=threading.Event)
@@ -167,10 +167,10 @@ def _report_settings(job: "SearchJob") -> dict[str, Any]:
 
 
 def _remaining(limit_ms: int | None, since: float, now: float | None = None) -> int | None:
-    """``limit_ms`` measured from ``since`` (monotonic s), as ms from ``now``; >= 1 ms."""
+    """``limit_ms`` measured from ``since`` (perf_counter s), as ms from ``now``; >= 1 ms."""
     if limit_ms is None:
         return None
-    elapsed_ms = ((time.monotonic() if now is None else now) - since) * 1000.0
+    elapsed_ms = ((time.perf_counter() if now is None else now) - since) * 1000.0
     return max(1, int(limit_ms - elapsed_ms))
 
 
@@ -180,7 +180,7 @@ def _deadlines(plan: Any, since: float) -> tuple[int | None, int | None]:
     Both are read off one clock reading, so that equal limits (byoyomi: the time
     cannot be saved) stay equal; the search treats soft == hard as "use it all".
     """
-    now = time.monotonic()
+    now = time.perf_counter()
     return _remaining(plan.soft_ms, since, now), _remaining(plan.hard_ms, since, now)
 
 
@@ -423,10 +423,10 @@ class UsiEngine:
         """Handle one input line. Returns False when the engine should exit (``quit``).
 
         Tokens before the first known command are skipped (``joho debug on`` is
-        ``debug on``). ``received_at`` is when the line arrived (monotonic s).
+        ``debug on``). ``received_at`` is when the line arrived (time.perf_counter() s).
         """
         if received_at is None:
-            received_at = time.monotonic()
+            received_at = time.perf_counter()
         self._debug_log.write(">", line)
         words = list(_TOKEN.finditer(line))
         for index, word in enumerate(words):
@@ -707,7 +707,7 @@ class UsiEngine:
             return
         start = job.ponderhit_at if job.params.ponder else job.started_at
         self._clock_loss.after_bestmove(
-            None if start is None else (time.monotonic() - start) * 1000.0)
+            None if start is None else (time.perf_counter() - start) * 1000.0)
 
     @staticmethod
     def _fallback_bestmove(position: Any) -> str:
@@ -888,7 +888,10 @@ class UsiEngine:
 
     def run(self, read: Callable[[], bytes]) -> int:
         """Read and handle lines until ``quit`` or EOF; returns the exit code (0)."""
-        for line, received_at in iter_lines(read):
+        def said_cp932(line: str) -> None:
+            self.info_string("input line not UTF-8: read as CP932 (Shift-JIS): " + line)
+
+        for line, received_at in iter_lines(read, said_cp932):
             if not self.handle_line(line, received_at) or self.out.broken:
                 break
         return self.shutdown()

@@ -23,15 +23,18 @@ _LINE_END = re.compile(rb"\r\n|\r|\n")
 # --- input --------------------------------------------------------------------------------
 
 
-def iter_lines(read: Callable[[], bytes]) -> Iterator[tuple[str, float]]:
+def iter_lines(read: Callable[[], bytes],
+               on_cp932: Callable[[str], None] | None = None) -> Iterator[tuple[str, float]]:
     """Yield ``(line, time_read)`` from a chunk reader until it returns ``b""`` (EOF).
 
     Lines may end in LF, CR LF or a lone CR; ``time_read`` is the
-    :func:`time.monotonic` moment the chunk holding the line arrived, which is when
+    :func:`time.perf_counter` moment the chunk holding the line arrived, which is when
     the engine's clock starts for a ``go`` (not when the line is parsed).
     Blank lines are dropped, so a CR LF pair split across two reads (CR ending
     one chunk, LF starting the next) costs nothing but an empty line, which is
     skipped; a lone CR still ends its line at once, without waiting for more input.
+    A line that is not UTF-8 but is CP932 (Shift-JIS: a Japanese Windows GUI's option
+    value, a path) is read as CP932, and ``on_cp932(line)`` called before it is yielded.
 
     Example::
 
@@ -42,23 +45,44 @@ def iter_lines(read: Callable[[], bytes]) -> Iterator[tuple[str, float]]:
     pending = b""
     while True:
         chunk = read()
-        now = time.monotonic()
+        now = time.perf_counter()
         if not chunk:
             if pending.strip():
-                yield _decode(pending), now
+                yield _decode(pending, on_cp932), now
             return
         pending += chunk
         parts = _LINE_END.split(pending)
         pending = parts.pop()  # the unterminated tail (maybe b"")
         for part in parts:
             if part.strip():
-                yield _decode(part), now
+                yield _decode(part, on_cp932), now
 
 
-def _decode(raw: bytes) -> str:
-    # GUIs send ASCII commands; option values (paths) may be UTF-8 or Shift-JIS.
-    # Never raise on bad bytes: a garbage line must not kill the engine.
-    return raw.decode("utf-8", errors="replace").lstrip("\ufeff")
+def decode_line(raw: bytes) -> tuple[str, bool]:
+    """``(text, read_as_cp932)``: GUIs send ASCII commands; option values (paths) may
+    be UTF-8 or, from a Japanese Windows GUI, CP932 (Shift-JIS). UTF-8 first; then
+    CP932; bytes that are neither are replaced (a garbage line must not kill the engine).
+
+        >>> decode_line("setoption name BookFile value 定跡.db".encode("cp932"))
+        ('setoption name BookFile value 定跡.db', True)
+        >>> decode_line("setoption name BookFile value 定跡.db".encode("utf-8"))[1]
+        False
+    """
+    try:
+        return raw.decode("utf-8").lstrip("\ufeff"), False
+    except UnicodeDecodeError:
+        pass
+    try:
+        return raw.decode("cp932"), True
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", errors="replace").lstrip("\ufeff"), False
+
+
+def _decode(raw: bytes, on_cp932: Callable[[str], None] | None = None) -> str:
+    text, cp932 = decode_line(raw)
+    if cp932 and on_cp932 is not None:
+        on_cp932(text)
+    return text
 
 
 # --- output -------------------------------------------------------------------------------
