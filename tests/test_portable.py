@@ -149,3 +149,63 @@ def test_bytes_neither_utf8_nor_cp932_are_replaced_not_fatal():
     from usi_engine.usi.stdio import decode_line
     text, cp932 = decode_line(b"setoption name X value \x81")   # a lone CP932 lead byte
     assert not cp932 and text.startswith("setoption name X value ")
+
+
+# --- the bridged engine keeps out of the terminal's Ctrl-C ----------------------------------
+
+def test_new_session_is_a_new_process_group_on_windows(monkeypatch):
+    from usi_engine.usi import client
+    monkeypatch.setattr(sys, "platform", "win32")
+    assert client.session_arguments(True) == {"creationflags": 0x200}  # CREATE_NEW_PROCESS_GROUP
+    assert client.session_arguments(False) == {}
+    monkeypatch.setattr(sys, "platform", "linux")
+    assert client.session_arguments(True) == {"start_new_session": True}
+
+
+def test_the_client_starts_its_engine_with_those_arguments(monkeypatch):
+    from usi_engine.usi import client
+    seen = {}
+
+    def popen(argv, **kwargs):
+        seen.update(kwargs)
+        raise OSError("not started")
+
+    monkeypatch.setattr(client.subprocess, "Popen", popen)
+    monkeypatch.setattr(sys, "platform", "win32")
+    engine = client.UsiClient(["engine.exe"], new_session=True, start=False)
+    with pytest.raises(OSError):
+        engine.start()
+    assert seen["creationflags"] == 0x200 and "start_new_session" not in seen
+
+
+# --- free memory on Windows: GlobalMemoryStatusEx ------------------------------------------
+
+def test_available_memory_on_windows_comes_from_global_memory_status_ex(monkeypatch):
+    from usi_engine.core import hashsize
+
+    class Kernel32:
+        def GlobalMemoryStatusEx(self, pointer):
+            status = pointer._obj
+            assert status.dwLength == 64
+            status.ullAvailPhys = 3 << 30
+            return 1
+
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setattr(hashsize, "_kernel32", Kernel32)
+    assert hashsize.available_mb() == 3072
+
+
+def test_available_memory_on_windows_is_unknown_when_the_call_fails(monkeypatch):
+    from usi_engine.core import hashsize
+
+    class Failing:
+        def GlobalMemoryStatusEx(self, pointer):
+            return 0
+
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setattr(hashsize, "_kernel32", Failing)
+    assert hashsize.available_mb() is None
+    monkeypatch.setattr(hashsize, "_kernel32", lambda: (_ for _ in ()).throw(OSError()))
+    assert hashsize.available_mb() is None
+    monkeypatch.setattr(sys, "platform", "linux")
+    assert hashsize.available_mb() is None or hashsize.available_mb() > 0

@@ -26,6 +26,7 @@ Example (with a stand-in searcher)::
 """
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -33,11 +34,40 @@ from typing import Any
 __all__ = ["HashSizer", "available_mb"]
 
 
+def _kernel32() -> Any:
+    import ctypes
+    return ctypes.WinDLL("kernel32")  # type: ignore[attr-defined]
+
+
+def _windows_available_mb() -> int | None:
+    """``ullAvailPhys`` of ``GlobalMemoryStatusEx`` in MB; None if the call fails."""
+    import ctypes
+
+    class MemoryStatusEx(ctypes.Structure):
+        _fields_ = [("dwLength", ctypes.c_uint32), ("dwMemoryLoad", ctypes.c_uint32),
+                    ("ullTotalPhys", ctypes.c_uint64), ("ullAvailPhys", ctypes.c_uint64),
+                    ("ullTotalPageFile", ctypes.c_uint64), ("ullAvailPageFile", ctypes.c_uint64),
+                    ("ullTotalVirtual", ctypes.c_uint64), ("ullAvailVirtual", ctypes.c_uint64),
+                    ("ullAvailExtendedVirtual", ctypes.c_uint64)]
+
+    status = MemoryStatusEx()
+    status.dwLength = ctypes.sizeof(MemoryStatusEx)
+    try:
+        if not _kernel32().GlobalMemoryStatusEx(ctypes.byref(status)):
+            return None
+    except (AttributeError, OSError):
+        return None
+    return int(status.ullAvailPhys) // (1024 * 1024)
+
+
 def available_mb() -> int | None:
-    """Memory the system can still give (Linux ``MemAvailable``), in MB; None if unknown.
+    """Memory the system can still give (Linux ``MemAvailable``; on Windows the
+    available physical memory of ``GlobalMemoryStatusEx``), in MB; None if unknown.
 
     The table is touched as it is allocated, so asking for more than this would not
     fail cleanly: the kernel would kill the process instead."""
+    if sys.platform == "win32":
+        return _windows_available_mb()
     try:
         with open("/proc/meminfo", encoding="ascii") as meminfo:
             for line in meminfo:

@@ -179,6 +179,21 @@ def split_command(command: str | Sequence[str]) -> list[str]:
     return parts
 
 
+def session_arguments(new_session: bool) -> dict[str, Any]:
+    """The ``subprocess.Popen`` arguments that keep a child away from the terminal's
+    Ctrl-C: a session of its own on POSIX, a process group of its own on Windows
+    (``start_new_session`` means nothing there).
+
+        >>> session_arguments(False)
+        {}
+    """
+    if not new_session:
+        return {}
+    if sys.platform == "win32":
+        return {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0x200)}
+    return {"start_new_session": True}
+
+
 def default_engine_command() -> list[str]:
     """This engine, run by the current interpreter: ``[python, -m, usi_engine]``."""
     return [sys.executable, "-m", "usi_engine"]
@@ -215,7 +230,8 @@ class UsiClient:
     ``log(direction, text)`` is called for every line: ``"send"``, ``"recv"`` (from the
     reader thread, as it arrives) and ``"stderr"``. With ``record`` every line read is
     also kept in :attr:`lines`. ``new_session`` starts the engine in a session of its
-    own (Ctrl-C in the terminal then reaches only the caller, which quits it). The
+    own (on Windows in a process group of its own: Ctrl-C in the terminal then reaches
+    only the caller, which quits it). The
     process starts at once unless ``start`` is False (then call :meth:`start`); OSError
     if it cannot.
 
@@ -280,7 +296,7 @@ class UsiClient:
         try:
             self.proc = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
-                cwd=self.cwd, env=self.env, bufsize=0, start_new_session=self._new_session)
+                cwd=self.cwd, env=self.env, bufsize=0, **session_arguments(self._new_session))
         except OSError:
             if self._stderr_file is not None:
                 self._stderr_file.close()
