@@ -24,15 +24,16 @@ from hypothesis import strategies as st
 from usi_client import UsiProcess
 from usi_engine.usi.go import parse_go
 from usi_engine.usi.loop import COMMANDS, iter_lines
+from usi_engine.usi.stdio import decode_line
 
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 _BESTMOVE = re.compile(r"bestmove \S+( ponder \S+)?")
 
 
 def engine_lines(data: bytes) -> list[str]:
-    """The lines the engine sees in ``data`` (its own splitting rules)."""
-    return [raw.decode("utf-8", "replace").lstrip("\ufeff")
-            for raw in _LINE_END.split(data) if raw.strip()]
+    """The lines the engine sees in ``data`` (its own splitting rules; each line UTF-8,
+    else CP932, else UTF-8 with replacements: :func:`decode_line`)."""
+    return [decode_line(raw)[0] for raw in _LINE_END.split(data) if raw.strip()]
 
 
 def command_of(line: str) -> tuple[str | None, list[str]]:
