@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from usi_engine.book.model import BookMove, MemoryBook, board_cells, is_move_text
+from usi_engine.book.model import BookMove, MemoryBook, board_cells, is_move_text, parse_hand
 
 __all__ = ["ENTRY", "MT19937_64", "apery_key", "move_to_apery", "apery_to_move",
            "AperyBook", "read_bin", "write_bin", "APERY_DEPTH"]
@@ -93,18 +93,9 @@ def _tables() -> tuple[list[list[int]], list[list[int]], int]:
 
 
 def _hand_counts(text: str, upper: bool) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    if text == "-":
-        return counts
-    number = ""
-    for ch in text:
-        if ch.isdigit():
-            number += ch
-            continue
-        if ch.isupper() == upper:
-            counts[ch.upper()] = counts.get(ch.upper(), 0) + (int(number) if number else 1)
-        number = ""
-    return counts
+    """One side's hand counts by upper-case letter: black's (upper) or white's."""
+    return {letter.upper(): count for letter, count in parse_hand(text).items()
+            if letter.isupper() == upper}
 
 
 def apery_key(sfen: str) -> int:

@@ -85,7 +85,9 @@ def split_ply(sfen: str) -> tuple[str, int]:
 _HAND_ORDER = "RBGSNLP"
 
 
-def _parse_hand(text: str) -> dict[str, int]:
+def parse_hand(text: str) -> dict[str, int]:
+    """The counts of an SFEN hand field by piece letter, case kept (``2Pb``:
+    ``{'P': 2, 'b': 1}``; ``-``: none)."""
     counts: dict[str, int] = {}
     if text == "-":
         return counts
@@ -161,7 +163,7 @@ def flip_sfen(sfen: str) -> str:
     ranks = board_cells(words[0])
     flipped = [[ranks[8 - r][8 - c].swapcase() for c in range(9)] for r in range(9)]
     side = "w" if words[1] == "b" else "b"
-    hand = {ch.swapcase(): n for ch, n in _parse_hand(words[2]).items()}
+    hand = {ch.swapcase(): n for ch, n in parse_hand(words[2]).items()}
     return " ".join([_format_board(flipped), side, _format_hand(hand)] + words[3:4])
 
 

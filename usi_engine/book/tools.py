@@ -12,11 +12,12 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from usi_engine.record.usi import split_position_line
 from usi_engine.book.model import BookMove, MemoryBook, NO_MOVE, sort_moves, split_ply
 from usi_engine.training.progress import in_place
 
 __all__ = ["bin_to_memory", "cmd_convert", "cmd_merge", "cmd_sort", "cmd_think",
-           "cmd_from_records", "think_position", "parse_game_line", "main_book"]
+           "cmd_from_records", "think_position", "main_book"]
 
 #: A score of mate in n plies as a book value (YaneuraOu's convention).
 MATE_VALUE = 32000
@@ -210,32 +211,6 @@ def _think_task(task: tuple[str, int, int]) -> tuple[str, list[BookMove]]:
     return sfen, think_position(sfen, depth, multipv)
 
 
-def parse_game_line(line: str) -> tuple[str, list[str]] | None:
-    """``(start SFEN, USI moves)`` of a line ``[position] startpos|sfen <sfen> [moves
-    ...]`` or a bare SFEN; None for a blank or comment line. ValueError if it is
-    neither."""
-    words = line.split()
-    if not words or words[0].startswith("#") or words[0].startswith("//"):
-        return None
-    if words[0] == "position":
-        words = words[1:]
-    from usi_engine.core.position import STARTPOS_SFEN
-    if words and words[0] == "startpos":
-        sfen, rest = STARTPOS_SFEN, words[1:]
-    else:
-        if words and words[0] == "sfen":
-            words = words[1:]
-        if len(words) < 3:
-            raise ValueError(f"not a position line: {line.strip()[:80]!r}")
-        end = words.index("moves") if "moves" in words else len(words)
-        sfen, rest = " ".join(words[:end]), words[end:]
-    if rest and rest[0] == "moves":
-        rest = rest[1:]
-    elif rest:
-        raise ValueError(f"not a position line: {line.strip()[:80]!r}")
-    return sfen, rest
-
-
 def _opening_positions(path: str, plies: int) -> list[str]:
     """Every position within the first ``plies`` moves of each line of an opening file
     (the start and each position before one of those moves), each once."""
@@ -243,7 +218,7 @@ def _opening_positions(path: str, plies: int) -> list[str]:
     found: dict[str, str] = {}
     with open(path, encoding="utf-8") as stream:
         for line in stream:
-            parsed = parse_game_line(line)
+            parsed = split_position_line(line)
             if parsed is None:
                 continue
             position = Position(parsed[0])
@@ -335,7 +310,7 @@ def _games_of_file(path: str) -> Iterator[tuple[str, list[str], int | None]]:
     with open(path, encoding="utf-8", errors="replace") as stream:
         for number, line in enumerate(stream, start=1):
             try:
-                parsed = parse_game_line(line)
+                parsed = split_position_line(line)
             except ValueError as exc:
                 print(f"usi-engine book: {path}:{number}: {exc}; skipped", file=sys.stderr)
                 continue
