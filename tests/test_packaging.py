@@ -61,7 +61,8 @@ def test_the_wheel_leaves_out_the_generated_c():
 def test_the_test_extra_holds_what_the_tests_import():
     extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
         "optional-dependencies"]["test"]
-    assert {"pytest", "hypothesis", "cshogi", "python-shogi", "mypy"} <= set(extra)
+    assert {"pytest", "hypothesis", "cshogi", "python-shogi", "mypy", "Cython>=3",
+            "setuptools>=77"} <= set(extra)
 
 
 def test_git_ignores_the_virtual_environment():
