@@ -11,7 +11,7 @@ README = ROOT / "README.md"
 
 
 def python_examples() -> str:
-    return "\n".join(re.findall(r"```python\n(.*?)```", README.read_text(), re.S))
+    return "\n".join(re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S))
 
 
 def mypy(source: str, tmp_path) -> subprocess.CompletedProcess:

@@ -1,6 +1,7 @@
 """usi-engine relabel: a USI teacher's scores in place of the records' own."""
 import random
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -51,7 +52,9 @@ def data(tmp_path):
 
 
 def teacher(*flags):
-    return shlex.join([sys.executable, str(FAKE), *flags])
+    # (a command line as the platform's shell writes it: --engine takes a string)
+    words = [sys.executable, str(FAKE), *flags]
+    return subprocess.list2cmdline(words) if sys.platform == "win32" else shlex.join(words)
 
 
 def relabel(data, out, *extra, flags=(), workers=1):
