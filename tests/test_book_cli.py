@@ -109,6 +109,37 @@ def test_think_writes_values_and_depths_and_resumes(tmp_path, capsys):
     assert all(max(m.depth for m in ms) == 3 for _, ms in read_db(str(out)).items())
 
 
+def test_think_expands_the_moves_the_book_would_play(tmp_path, capsys):
+    """From the start, each position's playable moves (within BookEvalDiff of the best,
+    above the side's BookEval*Limit) lead to the next positions thought, up to the ply."""
+    from usi_engine.book.select import BookSettings, playable
+    from usi_engine.core.position import Position
+    out = tmp_path / "tree.db"
+    args = ("book", "think", "startpos", "--out", str(out), "--depth", "3", "--multipv", "3",
+            "--expand-plies", "3", "--hash", "4")
+    assert run(*args) == 0
+    book = read_db(str(out))
+    for sfen, moves in book.items():
+        position = Position(sfen)
+        if position.ply >= 3:
+            continue
+        for move in playable(moves, position.turn, BookSettings()):
+            after = position.copy()
+            after.push_usi(move.move)
+            assert book.find(after.sfen(), ignore_ply=True), (sfen, move.move)
+    assert all(Position(sfen).ply <= 3 for sfen, _ in book.items())
+    capsys.readouterr()
+    assert run(*args) == 0
+    assert f"thought 0 positions, skipped {len(book)}" in capsys.readouterr().out
+
+
+def test_think_expansion_stops_at_max_positions(tmp_path):
+    out = tmp_path / "small.db"
+    assert run("book", "think", "startpos", "--out", str(out), "--depth", "2", "--multipv",
+               "4", "--expand-plies", "10", "--max-positions", "5", "--hash", "4") == 0
+    assert len(read_db(str(out))) == 5
+
+
 def test_think_in_parallel(tmp_path):
     openings = tmp_path / "openings.txt"
     openings.write_text("startpos moves 7g7f 3c3d 2g2f\n")

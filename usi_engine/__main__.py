@@ -578,10 +578,14 @@ def add_book_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     sort.add_argument("--out", dest="output", metavar="FILE")
     think = actions.add_parser(
         "think", help="search each position and write values and depths",
-        description="Search each position of a book (.db/.bin), or each position of the "
+        description="Search each position of a book (.db/.bin), each position of the "
                     "first --plies plies of an opening file (lines 'startpos moves ...' or "
-                    "'sfen ... moves ...'), to --depth with MultiPV --multipv, and write "
-                    "each line's move, reply, value and depth to --out. Resumable: "
+                    "'sfen ... moves ...'), or the start position (input 'startpos'), to "
+                    "--depth with MultiPV --multipv, and write each line's move, reply, "
+                    "value and depth to --out. With --expand-plies N, then search the "
+                    "positions after every move the book would play (within BookEvalDiff "
+                    "30 of the best, BookEvalBlackLimit 0, BookEvalWhiteLimit -140), "
+                    "breadth first, up to ply N and --max-positions positions. Resumable: "
                     "positions already in --out at that depth are skipped; --out is saved "
                     "every --save-every seconds.")
     think.add_argument("input")
@@ -590,6 +594,11 @@ def add_book_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     think.add_argument("--multipv", type=_int_in(1, 64), default=4)
     think.add_argument("--plies", type=_int_in(0, 1000), default=16,
                        help="of an opening file: plies from each line's start (default 16)")
+    think.add_argument("--expand-plies", type=_int_in(0, 1000), default=0, metavar="N",
+                       help="follow the book's playable moves up to ply N (default 0: no)")
+    think.add_argument("--max-positions", type=_int_in(1, 10**8), default=100000,
+                       metavar="N", help="with --expand-plies: at most N positions "
+                                         "(default 100000)")
     think.add_argument("--workers", type=_int_in(1, 1024), default=1,
                        help="worker processes, one single-threaded search each (default 1)")
     think.add_argument("--hash", type=_int_in(1, MAX_HASH_MB), default=64, metavar="MB",

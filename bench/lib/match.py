@@ -407,8 +407,18 @@ class Match:
         return [done[g] for g in sorted(done)]
 
 
+def distinct_openings(records: list[dict], plies: int) -> int:
+    """How many different sequences of the first ``plies`` moves the games played
+    (each game's start position and moves, the opening's included)."""
+    return len({(r["start"], tuple([*r["opening_moves"], *r["moves"]][:plies]))
+                for r in records})
+
+
 def read_openings_or_exit(path: str | Path) -> list[str]:
+    """The opening lines of ``path``; ``startpos`` alone: every game from the start."""
     from bench.lib.suites import read_openings
+    if str(path) == "startpos":
+        return ["startpos"]
     try:
         openings = read_openings(path)
     except OSError as exc:

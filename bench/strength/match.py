@@ -7,6 +7,10 @@ tuning option, many games at once, resumable, with Elo, its 95% interval and an 
     python -m bench.strength.match --a bench/engine.sh --a-option EvalType=hand \\
         --b ~/.cache/usi-peers/yaneuraou-material --b-option BookFile=no_book \\
         --games 200 --tc 300 --parallel 15 --stop-after 450 --out ymat.jsonl
+    # the shipped book against no book, every game from the start position, and how
+    # many different openings the games went through over their first 16 moves:
+    python -m bench.strength.match --b bench/engine.sh --b-option USI_OwnBook=false \\
+        --openings startpos --games 200 --tc 1000 --parallel 2 --distinct 16 --out book.jsonl
     python -m bench.strength.match --out ymat.jsonl --summary --phases   # the tables again
     # a gauntlet: this checkout against the peers (default: Fairy-Stockfish at skill 5
     # and at full strength, gpsshogi at 50,000 nodes), 10 games each:
@@ -31,8 +35,9 @@ import time
 from pathlib import Path
 
 from bench.lib import engines
-from bench.lib.match import (DEFAULT_OPTIONS, Match, Player, a_score, load_records, parse_tc,
-                             phase_table, read_openings_or_exit, summary)
+from bench.lib.match import (DEFAULT_OPTIONS, Match, Player, a_score, distinct_openings,
+                             load_records, parse_tc, phase_table, read_openings_or_exit,
+                             summary)
 from bench.lib.paths import ENGINE_SH, OPENINGS, OUT
 from bench.lib.stats import elo_stats, fmt_elo, score_summary
 
@@ -143,7 +148,7 @@ def plot(by_pairing: dict[str, list[dict]], path: Path) -> str | None:
     return None
 
 
-def report(records: list[dict], phases: bool) -> None:
+def report(records: list[dict], phases: bool, distinct: int = 0) -> None:
     by_pairing: dict[str, list[dict]] = {}
     for r in records:
         by_pairing.setdefault(r.get("pairing", ""), []).append(r)
@@ -153,6 +158,9 @@ def report(records: list[dict], phases: bool) -> None:
         print(summary(rs))
         if phases:
             print(phase_table(rs))
+        if distinct:
+            print(f"distinct openings (first {distinct} plies): "
+                  f"{distinct_openings(rs, distinct)} in {len(rs)} games")
     if len(by_pairing) > 1:
         print("gauntlet:")
         for name, rs in by_pairing.items():
@@ -179,7 +187,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--parallel", type=int, default=max(1, (os.cpu_count() or 2) - 1),
                     help="games at a time (cores less one)")
     ap.add_argument("--hash", type=int, default=64, help="hash MB for the peers (64)")
-    ap.add_argument("--openings", default=str(OPENINGS))
+    ap.add_argument("--openings", default=str(OPENINGS),
+                    help="opening file (default: the package's set); 'startpos': every "
+                         "game from the start position (e.g. to try a book)")
     ap.add_argument("--offset", type=int, default=0, help="first opening's index (0)")
     ap.add_argument("--time-margin", type=int, default=300,
                     help="ms a move may take beyond the time available before it loses (300)")
@@ -200,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--summary", action="store_true", help="print the summary of --out and exit")
     ap.add_argument("--phases", action="store_true",
                     help="also each engine's depth and nodes by game phase")
+    ap.add_argument("--distinct", type=int, default=0, metavar="PLIES",
+                    help="also count the games' different openings over their first PLIES moves")
     args = ap.parse_args(argv)
     if args.b and args.opponent:
         ap.error("--b and --opponent exclude each other")
@@ -252,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     if not records:
         print("no game recorded")
         return 0
-    report(records, args.phases)
+    report(records, args.phases, args.distinct)
     if args.check_resigns > 0:
         check_resignations(records, args.check_resigns)
     if args.plot:

@@ -29,7 +29,7 @@ from typing import Any, Protocol
 
 from usi_engine.book.model import BookMove, flip_move, flip_sfen, is_move_text
 
-__all__ = ["BookSettings", "BookHit", "probe", "lookup", "LookupBook"]
+__all__ = ["BookSettings", "BookHit", "probe", "lookup", "playable", "value_floor", "LookupBook"]
 
 
 class LookupBook(Protocol):
@@ -98,6 +98,22 @@ def lookup(book: LookupBook, sfen: str, settings: BookSettings) -> list[BookMove
             return [BookMove(flip_move(m.move), flip_move(m.ponder), m.value, m.depth, m.count)
                     for m in flipped]
     return None
+
+
+def value_floor(moves: list[BookMove], turn: int, settings: BookSettings) -> int:
+    """The least value a book move may have to be played (``turn`` 0 black, 1 white):
+    within BookEvalDiff of the best move's, and at least the side's BookEval*Limit."""
+    side_limit = settings.eval_black_limit if turn == 0 else settings.eval_white_limit
+    return max(max(m.value for m in moves) - settings.eval_diff, side_limit)
+
+
+def playable(moves: list[BookMove], turn: int, settings: BookSettings) -> list[BookMove]:
+    """The moves of a book position that the value filters let through, in book order
+    (legality and the count filters aside): what :func:`probe` may choose among."""
+    if not moves:
+        return []
+    floor = value_floor(moves, turn, settings)
+    return [m for m in moves if m.value >= floor]
 
 
 def _legal(position: Any, text: str) -> int:
@@ -207,8 +223,7 @@ def probe(book: LookupBook | None, position: Any, settings: BookSettings,
         return None, notes
     limit_name = "BookEvalBlackLimit" if position.turn == 0 else "BookEvalWhiteLimit"
     side_limit = settings.eval_black_limit if position.turn == 0 else settings.eval_white_limit
-    best_value = max(m.value for m, _ in candidates)
-    floor = max(best_value - settings.eval_diff, side_limit)
+    floor = value_floor([m for m, _ in candidates], position.turn, settings)
     before = len(candidates)
     candidates = [c for c in candidates if c[0].value >= floor]
     if len(candidates) != before:

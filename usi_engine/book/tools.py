@@ -233,29 +233,49 @@ def _opening_positions(path: str, plies: int) -> list[str]:
     return list(found.values())
 
 
-def cmd_think(args: argparse.Namespace) -> int:
-    """Search each position of a book (or of an opening file's first N plies) and
-    write the lines with their values and depths; resumable."""
-    from usi_engine.book.textdb import read_db
-    start = time.perf_counter()
+def _roots(args: argparse.Namespace) -> tuple[MemoryBook, list[str]]:
+    """The book to keep counts from (an input book, else empty) and the positions to
+    think: a book's, the first --plies plies of an opening file's lines, or the start
+    position for the input ``startpos``."""
+    from usi_engine.core.position import Position
+    if args.input == "startpos":
+        return MemoryBook(), [Position().sfen()]
     if args.input.lower().endswith((".db", ".bin")):
         source = _normalised(_read_any(args.input))
-        positions = [sfen for sfen, _ in source.items()]
-    else:
-        source = MemoryBook()
-        positions = _opening_positions(args.input, args.plies)
+        return source, [sfen for sfen, _ in source.items()]
+    return MemoryBook(), _opening_positions(args.input, args.plies)
+
+
+def _children(sfen: str, moves: list[BookMove], max_ply: int) -> list[str]:
+    """The positions after each move of ``sfen`` that the book would play under the
+    default book options (BookEvalDiff and the BookEval*Limit), up to ply ``max_ply``."""
+    from usi_engine.book.select import BookSettings, playable
+    from usi_engine.core.position import Position
+    position = Position(sfen)
+    if position.ply >= max_ply:
+        return []
+    found = []
+    for move in playable(moves, position.turn, BookSettings()):
+        try:
+            after = position.copy()
+            after.push_usi(move.move)
+        except ValueError:
+            continue
+        found.append(after.sfen())
+    return found
+
+
+def cmd_think(args: argparse.Namespace) -> int:
+    """Search each position of a book (or of an opening file's first N plies) and
+    write the lines with their values and depths; with --expand-plies, follow the moves
+    the book would play, breadth first, to that ply; resumable."""
+    from usi_engine.book.textdb import read_db
+    start = time.perf_counter()
+    source, positions = _roots(args)
     out = read_db(args.output) if os.path.exists(args.output) and not _is_bin(args.output) \
         else MemoryBook()
-    todo = []
-    for sfen in sorted(positions):
-        done = out.find(sfen, ignore_ply=True)
-        if done and all(m.depth >= args.depth for m in done):
-            continue
-        todo.append(sfen)
-    skipped = len(positions) - len(todo)
-    tasks = [(sfen, args.depth, args.multipv) for sfen in todo]
-    finished = 0
-    last_save = time.perf_counter()
+    stats = {"thought": 0, "skipped": 0}
+    last_save = [time.perf_counter()]
 
     def store(sfen: str, moves: list[BookMove]) -> None:
         merged = {m.move: m for m in (source.find(sfen, ignore_ply=True) or [])}
@@ -267,31 +287,57 @@ def cmd_think(args: argparse.Namespace) -> int:
                                          old.count if old is not None else 1)
         out.set_moves(sfen, sort_moves(merged.values()))
 
-    def results() -> Iterator[tuple[str, list[BookMove]]]:
-        if args.workers <= 1 or len(tasks) <= 1:
-            _worker_init(args.hash, args.eval_file)
-            for task in tasks:
-                yield _think_task(task)
-            return
-        from concurrent.futures import ProcessPoolExecutor
-        with ProcessPoolExecutor(args.workers, initializer=_worker_init,
-                                 initargs=(args.hash, args.eval_file)) as pool:
-            yield from pool.map(_think_task, tasks, chunksize=1)
+    def think_level(level: list[str], pool: Any) -> None:
+        todo = []
+        for sfen in level:
+            done = out.find(sfen, ignore_ply=True)
+            if done and all(m.depth >= args.depth for m in done):
+                stats["skipped"] += 1
+            else:
+                todo.append(sfen)
+        tasks = [(sfen, args.depth, args.multipv) for sfen in todo]
+        answers = pool.map(_think_task, tasks, chunksize=1) if pool else map(_think_task, tasks)
+        for finished, (sfen, moves) in enumerate(answers, start=1):
+            store(sfen, moves)
+            stats["thought"] += 1
+            _progress(f"book think: {finished}/{len(tasks)} positions of this level, "
+                      f"{len(out)} in the book, {time.perf_counter() - start:.0f} s")
+            if time.perf_counter() - last_save[0] > args.save_every:
+                _write_any(args.output, out)
+                last_save[0] = time.perf_counter()
+
+    def run(pool: Any) -> None:
+        seen = {split_ply(sfen)[0] for sfen in positions}
+        level = sorted(positions)
+        while level:
+            think_level(level, pool)
+            if not args.expand_plies:
+                return
+            following = []
+            for sfen in level:
+                for child in _children(sfen, out.find(sfen, ignore_ply=True) or [],
+                                       args.expand_plies):
+                    key = split_ply(child)[0]
+                    if key not in seen and len(seen) < args.max_positions:
+                        seen.add(key)
+                        following.append(child)
+            level = sorted(following)
 
     try:
-        for sfen, moves in results():
-            store(sfen, moves)
-            finished += 1
-            elapsed = time.perf_counter() - start
-            _progress(f"book think: {finished}/{len(tasks)} positions, {elapsed:.0f} s")
-            if time.perf_counter() - last_save > args.save_every:
-                _write_any(args.output, out)
-                last_save = time.perf_counter()
+        if args.workers <= 1:
+            _worker_init(args.hash, args.eval_file)
+            run(None)
+        else:
+            from concurrent.futures import ProcessPoolExecutor
+            with ProcessPoolExecutor(args.workers, initializer=_worker_init,
+                                     initargs=(args.hash, args.eval_file)) as pool:
+                run(pool)
     finally:
         _progress("")
         _write_any(args.output, out)
-    print(f"book {args.output}: thought {finished} positions, skipped {skipped} already at "
-          f"depth {args.depth}, {len(out)} positions seconds {time.perf_counter() - start:.1f}")
+    print(f"book {args.output}: thought {stats['thought']} positions, skipped "
+          f"{stats['skipped']} already at depth {args.depth}, {len(out)} positions "
+          f"seconds {time.perf_counter() - start:.1f}")
     return 0
 
 
