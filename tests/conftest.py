@@ -1,5 +1,6 @@
 """Shared fixtures: the reference suites in sfen/."""
 import signal
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,15 @@ SFEN_DIR = ROOT / "sfen"
 # KeyboardInterrupt as it does when started from a terminal.
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def under_wine() -> bool:
+    """True when this Python is a Windows one running under wine (its ntdll exports
+    wine_get_version): process starts there cost ten times what they do on Windows."""
+    if sys.platform != "win32":
+        return False
+    import ctypes
+    return hasattr(ctypes.WinDLL("ntdll"), "wine_get_version")
 
 
 def read_perft_suite():

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from importlib import resources
+from importlib.machinery import EXTENSION_SUFFIXES
 
 from conftest import ROOT
 from usi_engine.__main__ import main
@@ -51,8 +52,9 @@ def test_an_installed_package_makes_the_same_bytes_as_the_checkout(tmp_path):
                    cwd=ROOT, check=True, capture_output=True, timeout=300)
     assert (lib / "usi_engine" / "data" / "openings.txt").read_bytes() == \
         (ROOT / "usi_engine" / "data" / "openings.txt").read_bytes()
-    for built in (ROOT / "usi_engine").rglob("*.so"):
-        shutil.copy(built, lib / built.relative_to(ROOT))
+    for suffix in EXTENSION_SUFFIXES:              # .so here, .pyd on Windows
+        for built in (ROOT / "usi_engine").rglob("*" + suffix):
+            shutil.copy(built, lib / built.relative_to(ROOT))
     where = subprocess.run([sys.executable, "-c", "import usi_engine; print(usi_engine.__file__)"],
                            cwd=lib, capture_output=True, text=True, timeout=60).stdout
     assert where.startswith(str(lib)), where

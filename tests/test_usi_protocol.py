@@ -15,6 +15,7 @@ import time
 import cshogi
 import pytest
 
+from conftest import under_wine
 from usi_client import ROOT, UsiProcess, engine_command, engine_env
 
 # --- positions ------------------------------------------------------------------------------
@@ -195,6 +196,9 @@ def test_stop_and_ponderhit_when_idle_are_ignored_silently(engine):
     assert engine.drain(0.3) == []
 
 
+@pytest.mark.skipif(under_wine(), reason="under wine a bare `python -c` alone takes about "
+                    "200 ms to start and the engine's imports 5-10 times what they take on "
+                    "Windows or Linux: a wine figure says nothing of a GUI's wait")
 def test_usi_is_answered_within_100_ms_of_process_start():
     times = []
     for _ in range(7):

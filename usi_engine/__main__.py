@@ -29,8 +29,6 @@ from pathlib import Path
 from typing import Any, Callable, NoReturn
 
 from usi_engine import __version__
-from usi_engine.mate.suites import STRICT_MARK, read_fields, read_tsume_suite, suite_is_strict
-from usi_engine.training.progress import in_place
 
 # numpy's BLAS threads spin on idle cores after start-up; only the training
 # subcommands do linear algebra, and bench or perft would share the cores with them
@@ -65,6 +63,7 @@ def _fail(message: str, command: str = "") -> int:
 def _progress(text: str) -> None:
     """A progress note on stderr, only when stderr is a terminal (rewritten in place)."""
     if sys.stderr.isatty():
+        from usi_engine.training.progress import in_place
         print(in_place(text), end="", file=sys.stderr, flush=True)
 
 
@@ -196,6 +195,7 @@ def cmd_mate(args: argparse.Namespace) -> int:
     else:
         if args.sfen:
             return _fail("give either an SFEN or --suite FILE, not both")
+        from usi_engine.mate.suites import read_fields, read_tsume_suite, suite_is_strict
         try:
             # name | sfen | length lines (usi_engine.mate.suites); a suite whose comments
             # hold STRICT_MARK counts every defence in its lengths
@@ -668,6 +668,7 @@ def _float_in(low: float, high: float) -> Callable[[str], float]:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from usi_engine.mate.suites import STRICT_MARK
     parser = _Parser(
         prog="usi-engine",
         description="A shogi engine speaking USI. Without a command it runs the USI loop "

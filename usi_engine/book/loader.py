@@ -1,7 +1,9 @@
 """The BookFile / BookDir / BookOnTheFly options turned into a book, at ``isready``.
 
 An empty BookFile, or YaneuraOu's ``no_book``, means no book. A relative BookFile is
-looked for in BookDir first, then as given. A name ending in ``.bin`` is an Apery
+looked for in BookDir first, then as given, then among the books the package ships
+(``standard_book.db``, the default, made by ``usi-engine book think``: see
+docs/book.md), so that a user's own ``book/standard_book.db`` takes its place. A name ending in ``.bin`` is an Apery
 book; anything else a YaneuraOu text book. A book is read again only when the file,
 its modification time or BookOnTheFly changed. A file that cannot be read is
 reported and the engine plays without a book.
@@ -12,20 +14,35 @@ import os
 import time
 from typing import Any
 
-__all__ = ["BookLoader", "open_book", "resolve_book_path", "NO_BOOK"]
+__all__ = ["BookLoader", "open_book", "resolve_book_path", "shipped_book_path", "NO_BOOK",
+           "SHIPPED_BOOK"]
 
 #: YaneuraOu's name for "no book".
 NO_BOOK = "no_book"
 
 
+#: The book the package ships, BookFile's default.
+SHIPPED_BOOK = "standard_book.db"
+
+
+def shipped_book_path(name: str = SHIPPED_BOOK) -> str:
+    """Where the package keeps its book called ``name`` (it may not exist)."""
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        "data", name)
+
+
 def resolve_book_path(book_file: str, book_dir: str) -> str | None:
-    """The path BookFile names (BookDir first for a relative name), or None for none."""
+    """The path BookFile names, or None for none: a relative name in BookDir, else as
+    given (from the working folder), else the package's book of that name."""
     book_file = book_file.strip()
     if not book_file or os.path.basename(book_file) == NO_BOOK:
         return None
-    if not os.path.isabs(book_file) and book_dir:
-        candidate = os.path.join(book_dir, book_file)
-        if os.path.exists(candidate):
+    if os.path.isabs(book_file):
+        return book_file
+    candidates = [os.path.join(book_dir, book_file)] if book_dir else []
+    candidates += [book_file, shipped_book_path(book_file)]
+    for candidate in candidates:
+        if os.path.isfile(candidate):
             return candidate
     return book_file
 
