@@ -1,5 +1,6 @@
 """Shared fixtures: the reference suites in sfen/."""
 import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -24,6 +25,20 @@ def under_wine() -> bool:
         return False
     import ctypes
     return hasattr(ctypes.WinDLL("ntdll"), "wine_get_version")
+
+
+#: Ctrl-C as a test can send it to a child: SIGINT; on Windows CTRL_BREAK_EVENT, which
+#: reaches only a child started in a process group of its own (NEW_PROCESS_GROUP; a
+#: CTRL_C_EVENT would reach the whole console) and which the engine takes as Ctrl-C.
+if sys.platform == "win32":
+    CTRL_C, NEW_PROCESS_GROUP = signal.CTRL_BREAK_EVENT, subprocess.CREATE_NEW_PROCESS_GROUP
+else:
+    CTRL_C, NEW_PROCESS_GROUP = signal.SIGINT, 0
+
+#: A test that sends CTRL_C: not under wine, whose piped processes have no console for
+#: GenerateConsoleCtrlEvent to signal (it fails there; on Windows it does not).
+sends_ctrl_c = pytest.mark.skipif(under_wine(), reason="wine gives piped processes no "
+                                  "console, so GenerateConsoleCtrlEvent (Ctrl-Break) fails")
 
 
 def read_perft_suite():

@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import io
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -17,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import CTRL_C, NEW_PROCESS_GROUP, sends_ctrl_c
 from usi_engine.csa.bridge import Bridge, BridgeConfig, ConfigError, build_config
 
 FAKE = str(Path(__file__).resolve().parent / "csa_fake_engine.py")
@@ -497,10 +497,7 @@ def test_interrupt_resigns_the_game_and_logs_out(tmp_path):
     assert seen["lines"] == ["%TORYO", "LOGOUT"]
 
 
-@pytest.mark.skipif(sys.platform == "win32",
-                    reason="Ctrl-C is sent as SIGINT; on Windows it would be CTRL_BREAK_EVENT to a new "
-                           "process group, which Python maps to SIGBREAK, not "
-                           "KeyboardInterrupt, and the engine has no SIGBREAK handler")
+@sends_ctrl_c
 def test_ctrl_c_on_the_command_line_resigns_logs_out_and_exits_130(tmp_path):
     seen = {}
     ready = threading.Event()
@@ -517,11 +514,12 @@ def test_ctrl_c_on_the_command_line_resigns_logs_out_and_exits_130(tmp_path):
         [sys.executable, "-m", "usi_engine", "csa", "--host", "127.0.0.1", "--port",
          str(server.port), "--id", "tester", "--engine", f"{sys.executable} {FAKE}",
          "--log-dir", str(tmp_path)], env=env, stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT, text=True, cwd=Path(__file__).resolve().parent.parent)
+        stderr=subprocess.STDOUT, text=True, cwd=Path(__file__).resolve().parent.parent,
+        creationflags=NEW_PROCESS_GROUP)
     try:
         assert ready.wait(10)
         time.sleep(0.3)
-        process.send_signal(signal.SIGINT)
+        process.send_signal(CTRL_C)
         output, _ = process.communicate(timeout=10)
     finally:
         if process.poll() is None:

@@ -1,21 +1,23 @@
-"""Ctrl-C (SIGINT) stops the long C loops at once: perft, the tree search with no
-limit, the tsume solver, and the `mate`/`perft` commands.  Each runs in a child
-process that is sent SIGINT once the loop is under way."""
+"""Ctrl-C (SIGINT; Ctrl-Break on Windows) stops the long C loops at once: perft, the
+tree search with no limit, the tsume solver, and the `mate`/`perft` commands.  Each
+runs in a child process that is sent Ctrl-C once the loop is under way."""
 from __future__ import annotations
 
-import signal
 import subprocess
 import sys
 import time
 
 import pytest
 
+from conftest import CTRL_C, NEW_PROCESS_GROUP, sends_ctrl_c
 from usi_client import engine_command, engine_env
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32",
-                                reason="Ctrl-C is sent as SIGINT; on Windows it would be CTRL_BREAK_EVENT to a new "
-                                "process group, which Python maps to SIGBREAK, not "
-                                "KeyboardInterrupt, and the engine has no SIGBREAK handler")
+pytestmark = sends_ctrl_c
+
+#: The loops below run in a bare interpreter: on Windows it takes Ctrl-Break as Ctrl-C
+#: as the engine's command line does.
+BREAK_IS_INTERRUPT = ("import signal; signal.signal(signal.SIGBREAK, signal.default_int_handler)\n"
+                      if sys.platform == "win32" else "")
 
 MICROCOSMOS = ("g1+P1k1+P+P+L/1p3P3/+R+p2pp1pl/1NNsg+p2+R/+b+nL+P1+p3/1P3ssP1/2P1+Ps2N/"
                "4+P1P1L/+B5G1g b - 1")   # 1525 plies: minutes of work
@@ -24,17 +26,17 @@ STOP_WITHIN_S = 1.0
 
 
 def interrupt(command: list[str], started: str | None = None, wait_s: float = 1.0):
-    """Run command, send SIGINT once it has printed `started` (and wait_s more), and
+    """Run command, send Ctrl-C once it has printed `started` (and wait_s more), and
     return (exit code, seconds from the signal to the exit, stderr)."""
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=engine_env())
+                            text=True, env=engine_env(), creationflags=NEW_PROCESS_GROUP)
     try:
         if started is not None:
             assert proc.stdout.readline().strip() == started
         time.sleep(wait_s)
         assert proc.poll() is None, "the loop ended before it could be interrupted"
         sent = time.perf_counter()
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(CTRL_C)
         proc.wait(timeout=10)
         took = time.perf_counter() - sent
         return proc.returncode, took, proc.stderr.read()
@@ -45,7 +47,7 @@ def interrupt(command: list[str], started: str | None = None, wait_s: float = 1.
 
 
 def python_loop(statement: str) -> list[str]:
-    return [sys.executable, "-c",
+    return [sys.executable, "-c", BREAK_IS_INTERRUPT +
             "from usi_engine.core.position import Position\n"
             "from usi_engine.search.searcher import Searcher\n"
             "from usi_engine.mate.solver import MateSolver\n"

@@ -7,13 +7,13 @@ Driven through the real executable (tests/usi_client.py) where the process matte
 from __future__ import annotations
 
 import io
-import signal
 import sys
 import time
 
 import cshogi
 import pytest
 
+from conftest import CTRL_C, sends_ctrl_c
 from usi_client import UsiProcess
 from usi_engine.usi.loop import UsiEngine
 
@@ -175,19 +175,16 @@ def test_the_final_info_is_not_a_repeat_of_the_last_one(engine):
 
 # ---- Ctrl-C ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("searching", [False, True])
-@pytest.mark.skipif(sys.platform == "win32",
-                    reason="Ctrl-C is sent as SIGINT; on Windows it would be CTRL_BREAK_EVENT to a new "
-                           "process group, which Python maps to SIGBREAK, not "
-                           "KeyboardInterrupt, and the engine has no SIGBREAK handler")
+@sends_ctrl_c
 def test_ctrl_c_ends_the_loop_quietly(searching):
-    with UsiProcess() as proc:
+    with UsiProcess(new_session=sys.platform == "win32") as proc:
         proc.handshake()
         if searching:
             proc.send("position startpos", "go infinite")
             proc.expect(lambda t: t.startswith("info depth"), timeout=10)
         else:
             time.sleep(0.2)
-        proc.proc.send_signal(signal.SIGINT)
+        proc.proc.send_signal(CTRL_C)
         code = proc.wait_exit(5)
         assert code == 0
         assert "Traceback" not in proc.stderr() and "KeyboardInterrupt" not in proc.stderr()

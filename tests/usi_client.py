@@ -79,10 +79,12 @@ class UsiProcess(UsiClient):
             engine.expect("readyok")
     """
 
-    def __init__(self, args: list[str] | None = None, start: bool = True) -> None:
+    def __init__(self, args: list[str] | None = None, start: bool = True,
+                 new_session: bool = False) -> None:
         self.stderr_file = tempfile.TemporaryFile()
         super().__init__(engine_command() + list(args or []), cwd=ROOT, env=engine_env(),
-                         stderr=self.stderr_file, record=True, start=start)
+                         stderr=self.stderr_file, record=True, start=start,
+                         new_session=new_session)
 
     def close(self) -> None:
         self.quit(timeout=2.0)

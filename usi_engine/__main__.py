@@ -738,8 +738,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _break_is_interrupt() -> None:
+    """On Windows, Ctrl-Break (CTRL_BREAK_EVENT, which is all a parent can send to a
+    process group of its own) stops a command as Ctrl-C does, not by killing it."""
+    if sys.platform == "win32":
+        import signal
+        signal.signal(signal.SIGBREAK, signal.default_int_handler)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    _break_is_interrupt()
     if not argv:
         return cmd_usi(argparse.Namespace())
     args = build_parser().parse_args(argv)
