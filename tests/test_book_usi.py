@@ -26,11 +26,11 @@ def make_book() -> MemoryBook:
 
 def test_book_hit_answers_in_milliseconds_with_multipv_lines(tmp_path):
     write_db(str(tmp_path / "mine.db"), make_book())
-    with UsiProcess() as engine:
+    with UsiProcess(book=True) as engine:
         reply = engine.usi(10.0)
         assert any(line.text == "option name USI_OwnBook type check default true"
                    for line in reply)
-        assert any(line.text == "option name BookFile type filename default <empty>"
+        assert any(line.text == "option name BookFile type filename default standard_book.db"
                    for line in reply)
         engine.setoption("BookDir", str(tmp_path))
         engine.setoption("BookFile", "mine.db")
@@ -106,3 +106,36 @@ def test_usiok_comes_before_the_book_is_read(tmp_path):
         engine.expect("usiok", 10.0)
         assert time.perf_counter() - start < 0.5
         engine.isready(60.0)
+
+
+def test_the_shipped_book_is_played_from_the_start_by_default():
+    """No option set: the package's standard_book.db answers the start position with
+    its candidates and one of the moves within BookEvalDiff of the best."""
+    from usi_engine.book import read_db
+    from usi_engine.book.loader import shipped_book_path
+    from usi_engine.book.select import BookSettings, playable
+    book = read_db(shipped_book_path())
+    playable_moves = {m.move for m in playable(book.find(START), 0, BookSettings())}
+    assert playable_moves
+    with UsiProcess(book=True) as engine:
+        engine.usi(10.0)
+        engine.send("isready")
+        before = engine.read_until("readyok", 30.0)
+        assert any("BookFile: read" in line.text and "standard_book.db" in line.text
+                   for line in before)
+        lines, at = engine.go("position startpos", "go btime 0 wtime 0 byoyomi 1000")
+        texts = [line.text for line in lines]
+        assert texts[-1].split()[1] in playable_moves
+        assert any(text.startswith("info multipv 1 score cp") for text in texts)
+        assert (lines[-1].at - at) < 0.5
+
+
+def test_a_book_in_book_dir_takes_the_place_of_the_shipped_one(tmp_path):
+    (tmp_path / "book").mkdir()
+    write_db(str(tmp_path / "book" / "standard_book.db"), make_book())
+    from usi_engine.book.loader import resolve_book_path, shipped_book_path
+    assert resolve_book_path("standard_book.db", str(tmp_path / "book")) == \
+        str(tmp_path / "book" / "standard_book.db")
+    assert resolve_book_path("standard_book.db", str(tmp_path / "elsewhere")) == \
+        shipped_book_path()
+    assert resolve_book_path("no_book", str(tmp_path / "book")) is None

@@ -73,7 +73,8 @@ def test_a_missing_eval_file_is_one_info_string_line_at_isready():
     engine = subprocess.Popen([sys.executable, "-m", "usi_engine"], cwd=ROOT, text=True,
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
-        engine.stdin.write("usi\nsetoption name EvalFile value /no/such/w.bin\nisready\n")
+        engine.stdin.write("usi\nsetoption name BookFile value no_book\n"
+                           "setoption name EvalFile value /no/such/w.bin\nisready\n")
         engine.stdin.flush()
         lines = []
         deadline = time.monotonic() + 60

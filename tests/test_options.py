@@ -46,7 +46,7 @@ EXPECTED_DEFAULTS = [
     ("EvalFile", "filename", "", None, None),
     ("MateLength", "combo", "published", None, None),
     ("USI_OwnBook", "check", True, None, None),
-    ("BookFile", "filename", "", None, None),
+    ("BookFile", "filename", "standard_book.db", None, None),
     ("BookDir", "filename", "book", None, None),
     ("BookMoves", "spin", 16, 0, 10000),
     ("BookIgnoreRate", "spin", 0, 0, 100),

@@ -95,10 +95,11 @@ def test_search_sees_the_handicap_declaration_only_under_the_h_rule(searcher):
 
 # -- the protocol -------------------------------------------------------------------------------
 def run(*lines: str, wait: float = 0.0) -> list[str]:
-    """Feed lines to an in-process engine; then wait for its bestmove (or `wait` s)."""
+    """Feed lines to an in-process engine (without its book, so that the start
+    position is searched); then wait for its bestmove (or `wait` s)."""
     out = io.BytesIO()
     engine = UsiEngine(out)
-    for line in lines:
+    for line in ("setoption name BookFile value no_book", *lines):
         engine.handle_line(line)
         if line.startswith("isready"):
             engine._hash.wait()

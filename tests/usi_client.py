@@ -80,11 +80,21 @@ class UsiProcess(UsiClient):
     """
 
     def __init__(self, args: list[str] | None = None, start: bool = True,
-                 new_session: bool = False) -> None:
+                 new_session: bool = False, book: bool = False) -> None:
         self.stderr_file = tempfile.TemporaryFile()
+        self.book = book
         super().__init__(engine_command() + list(args or []), cwd=ROOT, env=engine_env(),
                          stderr=self.stderr_file, record=True, start=start,
                          new_session=new_session)
+
+    def start(self) -> None:
+        """Start the engine; unless ``book``, first tell it to play without its book
+        (``setoption name BookFile value no_book``, which it answers with nothing), so
+        that a ``go`` from the start position searches: the tests of the book say
+        ``book=True``."""
+        super().start()
+        if not self.book:
+            self.send("setoption name BookFile value no_book")
 
     def close(self) -> None:
         self.quit(timeout=2.0)

@@ -687,12 +687,12 @@ class Bridge:
             return
         if words[0] == "info" and game is not None:
             info = parse_info(line)
-            if info.multipv in (None, 1) and info.string is None \
+            if info.string is None and info.has_score \
                     and game.search in ("thinking", "pondering", "done_early"):
-                if info.has_score:
+                if info.multipv in (None, 1):
                     game.last_info = info
-                    if info.pv:
-                        game.infos[info.pv[0]] = info
+                if info.pv:        # every line: a book move may be any of its candidates
+                    game.infos[info.pv[0]] = info
             return
         if words[0] == "bestmove" and game is not None:
             self._bestmove(line)

@@ -310,12 +310,12 @@ DEFAULT_OPTIONS: tuple[OptionSpec, ...] = (
           "benchmarks do; the same as usi-engine mate --strict)"),
     # The opening book (usi_engine/book), as YaneuraOu names its options.
     check("USI_OwnBook", True,
-          "play from the book BookFile names while it has the position (none while "
-          "BookFile is empty)"),
-    filename("BookFile", "",
+          "play from the book BookFile names while it has the position"),
+    filename("BookFile", "standard_book.db",
              "the book, read at isready: a YaneuraOu text book (.db) or an Apery book "
-             "(.bin); a relative name is looked for in BookDir first; empty or no_book = "
-             "no book"),
+             "(.bin); a relative name is looked for in BookDir, then in the working "
+             "folder, then among the package's books (standard_book.db is shipped); "
+             "empty or no_book = no book"),
     filename("BookDir", "book", "folder where a relative BookFile is looked for first"),
     spin("BookMoves", 16, 0, 10000,
          "use the book while the position's ply (SFEN move number) is at most this"),
