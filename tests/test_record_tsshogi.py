@@ -3,23 +3,21 @@ tsshogi as KIF/KI2/CSA/JKF are read back by usi_engine.record, and ours are read
 by tsshogi.
 
 Setup (done by the test itself, once): tools/tsshogi's package.json and lock file are
-installed with ``npm ci`` into a cache folder ($USI_ENGINE_NODE_CACHE, default
+installed with ``npm ci`` into a cache folder (tests/node_tools.py: by default
 ~/.cache/usi_engine/tsshogi).  Skipped when node or npm is missing, or npm cannot
 reach the registry.  The default run reads 24 games; ``-m slow`` 400 more."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from node_tools import node_helper
 from usi_engine.record import Record, read_record, write_record
 
 ROOT = Path(__file__).resolve().parent.parent
-HELPER = ROOT / "tools" / "tsshogi"
 #: tsshogi special-move names and ours, and what each format keeps of them.
 SPECIALS = {"resign": "resign", "interrupt": "interrupt", "repetitionDraw": "repetition_draw",
             "impass": "impass", "timeout": "timeout", "foulWin": "foul_win",
@@ -30,29 +28,8 @@ LOST = {"kif": {"max_moves": "impass"}, "ki2": {"max_moves": "impass"}}
 
 
 @pytest.fixture(scope="module")
-def tsshogi(tmp_path_factory) -> Path:
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if not node or not npm:
-        pytest.skip("node and npm are needed for the tsshogi tests")
-    cache = Path(os.environ.get("USI_ENGINE_NODE_CACHE",
-                                Path.home() / ".cache" / "usi_engine" / "tsshogi"))
-    cache.mkdir(parents=True, exist_ok=True)
-    for name in ("package.json", "package-lock.json", "tsshogi_records.mjs"):
-        source = (HELPER / name).read_bytes()
-        if not (cache / name).exists() or (cache / name).read_bytes() != source:
-            (cache / name).write_bytes(source)
-    lock = json.loads((HELPER / "package-lock.json").read_text())
-    wanted = lock["packages"]["node_modules/tsshogi"]["version"]
-    installed = cache / "node_modules" / "tsshogi" / "package.json"
-    if not installed.exists() or json.loads(installed.read_text())["version"] != wanted:
-        try:
-            done = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=cache,
-                                  capture_output=True, text=True, timeout=300)
-        except subprocess.TimeoutExpired:
-            pytest.skip("npm ci timed out (no registry?)")
-        if done.returncode != 0:
-            pytest.skip(f"npm ci failed (no registry?): {done.stderr.strip()[-300:]}")
-    return cache
+def tsshogi() -> Path:
+    return node_helper("tsshogi", "tsshogi", ("tsshogi_records.mjs",))
 
 
 def node(helper: Path, *args: str) -> str:

@@ -13,6 +13,7 @@ bench and tsume solving.
     usi-engine relabel DATA... --out DIR --engine CMD  # a USI teacher's scores instead
     usi-engine convert IN --to {usi,kif,ki2,csa,jkf} [-o OUT]  # game records
     usi-engine book convert|merge|sort|think|from-records ...  # opening books
+    usi-engine analyze RECORDS_OR_FOLDERS --out DIR [--nodes N]  # game analysis reports
 
 Bad arguments get one line on stderr and exit code 2; Ctrl-C one line and 130; a
 closed output pipe (``usi-engine bench | head -1``) stops the command quietly with 141
@@ -550,6 +551,19 @@ def cmd_book(args: argparse.Namespace) -> int:
         return _fail(str(exc), "book")
 
 
+def cmd_analyze(args: argparse.Namespace) -> int:
+    """Game analysis (see :mod:`usi_engine.analysis.cli`)."""
+    from usi_engine.analysis.cli import main_analyze
+    return main_analyze(args)
+
+
+def add_analyze_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    """The ``analyze`` sub-command's arguments."""
+    from usi_engine.analysis.cli import add_analyze_parser as add
+    add(sub, _int_in)
+    sub.choices["analyze"].set_defaults(func=cmd_analyze)
+
+
 def add_book_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     """The ``book`` sub-command's arguments."""
     p = sub.add_parser(
@@ -734,6 +748,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_learn_net_parser(sub)
     add_relabel_parser(sub)
     add_book_parser(sub)
+    add_analyze_parser(sub)
     add_convert_parser(sub)
     return parser
 
@@ -741,9 +756,11 @@ def build_parser() -> argparse.ArgumentParser:
 def _break_is_interrupt() -> None:
     """On Windows, Ctrl-Break (CTRL_BREAK_EVENT, which is all a parent can send to a
     process group of its own) stops a command as Ctrl-C does, not by killing it."""
-    if sys.platform == "win32":
-        import signal
-        signal.signal(signal.SIGBREAK, signal.default_int_handler)
+    import signal
+    import threading
+    ctrl_break = getattr(signal, "SIGBREAK", None)      # Windows only
+    if ctrl_break is not None and threading.current_thread() is threading.main_thread():
+        signal.signal(ctrl_break, signal.default_int_handler)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,251 @@
+"""``usi-engine analyze``: every game of the records and folders given, analysed at a
+fixed effort, written to one folder: per game ``NAME.kif`` and ``NAME.csa`` (the
+record with the analysis in its comments), ``NAME.html`` (the report) and
+``NAME.analysis.json`` (the figures, which a rerun with the same settings reuses
+instead of searching again), then ``index.html`` over them all.
+
+Games are named after their files (``folder/game.kif`` -> ``folder__game``; a file of
+several games adds ``-2``, ``-3`` ...). A record that cannot be read is reported with
+its file and line, and the others are analysed; the exit code is then 1.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+from usi_engine.analysis.core import AnalysisSettings, GameAnalysis, analyze_record
+
+__all__ = ["main_analyze", "find_games", "RECORD_SUFFIXES"]
+
+#: The files a folder is searched for (the analysis's own JSON is left out).
+RECORD_SUFFIXES = (".kif", ".kifu", ".ki2", ".ki2u", ".csa", ".jkf", ".json", ".usi", ".sfen")
+ANALYSIS_SUFFIX = ".analysis.json"
+
+
+def _record_files(paths: list[str]) -> Iterator[tuple[Path, Path]]:
+    """(file, the folder it was found under or its own folder) for each input, folders
+    searched recursively in sorted order."""
+    for text in paths:
+        path = Path(text)
+        if path.is_dir():
+            for found in sorted(path.rglob("*")):
+                name = found.name.lower()
+                if (found.is_file() and name.endswith(RECORD_SUFFIXES)
+                        and not name.endswith(ANALYSIS_SUFFIX)):
+                    yield found, path
+        else:
+            yield path, path.parent
+
+
+def _base_name(path: Path, root: Path) -> str:
+    try:
+        relative = path.relative_to(root)
+    except ValueError:
+        relative = Path(path.name)
+    parts = [*relative.parent.parts, relative.stem] if relative.parent != Path(".") \
+        else [relative.stem]
+    return "__".join(p for p in parts if p not in ("", ".", ".."))
+
+
+def find_games(paths: list[str]) -> Iterator[tuple[str, Path, int, Any, str | None]]:
+    """(name, file, index in the file, Record or None, error or None) of every game."""
+    from usi_engine.record import RecordError, read_record
+    used: set[str] = set()
+    for path, root in _record_files(paths):
+        base = _base_name(path, root) or "game"
+        try:
+            records = read_record(path)
+        except (RecordError, OSError, UnicodeDecodeError) as exc:
+            yield base, path, 0, None, str(exc) if isinstance(exc, RecordError) else \
+                f"{path}: {exc}"
+            continue
+        for index, record in enumerate(records):
+            name = base if index == 0 else f"{base}-{index + 1}"
+            while name in used:
+                name += "_"
+            used.add(name)
+            record.source = record.source or str(path)
+            yield name, path, index, record, None
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Whole or not at all: a killed run leaves no half-written file to be reused."""
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_bytes(data)
+    os.replace(temporary, path)
+
+
+def _load_done(path: Path, settings: AnalysisSettings, record: Any) -> GameAnalysis | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        done = GameAnalysis.from_json(data)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if done.settings != settings or done.moves != list(record.moves) \
+            or done.start_sfen != record.start_sfen:
+        return None
+    return done
+
+
+def write_outputs(out: Path, name: str, record: Any, analysis: GameAnalysis) -> None:
+    """NAME.analysis.json, NAME.kif, NAME.csa and NAME.html in ``out``."""
+    from usi_engine.analysis.annotate import annotated_record
+    from usi_engine.analysis.report import game_page, plot_png
+    from usi_engine.record import encode_record, write_record
+    _write(out / (name + ANALYSIS_SUFFIX),
+           json.dumps(analysis.to_json(), ensure_ascii=False).encode("utf-8"))
+    for fmt in ("kif", "csa"):
+        target = out / f"{name}.{fmt}"
+        text = write_record(annotated_record(record, analysis, fmt), fmt)
+        _write(target, encode_record(text, target))
+    _write(out / f"{name}.html", game_page(analysis).encode("utf-8"))
+    plot_png(analysis, str(out / f"{name}.png"))        # when matplotlib is installed
+
+
+# --- workers -----------------------------------------------------------------------------
+
+_WORKER: dict[str, Any] = {}
+
+
+def _worker_init(settings: AnalysisSettings) -> None:
+    from usi_engine.search.searcher import Searcher
+    searcher = Searcher()
+    searcher.set_hash(settings.hash_mb)
+    searcher.set_threads(settings.threads)
+    _WORKER["searcher"] = searcher
+    _WORKER["settings"] = settings
+
+
+def _analyze_task(task: tuple[str, int, Any]) -> GameAnalysis:
+    name, index, record = task
+    return analyze_record(record, _WORKER["settings"], _WORKER["searcher"], name, index)
+
+
+def _progress(text: str) -> None:
+    if sys.stderr.isatty():
+        from usi_engine.training.progress import in_place
+        print(in_place(text), end="", file=sys.stderr, flush=True)
+
+
+def _summary_line(name: str, analysis: GameAnalysis, out: Path) -> str:
+    parts = []
+    for side, player in ((0, analysis.black or "先手"), (1, analysis.white or "後手")):
+        mine = [p for p in analysis.plies if p.turn == side]
+        loss = sum(p.loss for p in mine) / len(mine) * 100 if mine else 0.0
+        marks = ", ".join(f"{m} {sum(p.mark == m for p in mine)}"
+                          for m in ("大悪手", "悪手", "疑問手", "緩手")
+                          if any(p.mark == m for p in mine))
+        parts.append(f"{player}: loss {loss:.1f}%" + (f" ({marks})" if marks else ""))
+    return f"{name}: {len(analysis.plies)} plies; {'; '.join(parts)} -> {out / (name + '.html')}"
+
+
+def settings_from(args: argparse.Namespace) -> AnalysisSettings:
+    nodes = args.nodes or 0
+    time_ms = 0 if nodes else (args.time_ms or 1000)
+    return AnalysisSettings(nodes=nodes, time_ms=time_ms, multipv=args.multipv,
+                            from_ply=args.from_ply, to_ply=args.to_ply, threads=args.threads,
+                            hash_mb=args.hash)
+
+
+def main_analyze(args: argparse.Namespace) -> int:
+    """Analyse every game of ``args.inputs`` into ``args.out``; 0, or 1 when a record
+    could not be read."""
+    from usi_engine.analysis.report import index_page
+    settings = settings_from(args)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    failed = 0
+    finished: dict[str, GameAnalysis] = {}
+    todo: list[tuple[str, int, Any]] = []
+    records: dict[str, Any] = {}
+    for name, path, index, record, error in find_games(args.inputs):
+        if record is None:
+            failed += 1
+            print(f"usi-engine analyze: {error}", file=sys.stderr)
+            continue
+        records[name] = record
+        done = None if args.force else _load_done(out / (name + ANALYSIS_SUFFIX), settings, record)
+        if done is not None:
+            finished[name] = done
+        else:
+            todo.append((name, index, record))
+    if not records:
+        print("usi-engine analyze: no game found", file=sys.stderr)
+        return 1
+    reused = len(finished)
+
+    def results() -> Iterator[GameAnalysis]:
+        if args.workers <= 1 or len(todo) <= 1:
+            _worker_init(settings)
+            plies = [0]
+            for name, index, record in todo:
+                def on_ply(ply: int, name: str = name) -> None:
+                    plies[0] += 1
+                    _progress(f"analyze: {len(finished) - reused}/{len(todo)} games, "
+                              f"{name} move {ply}, {plies[0]} positions, "
+                              f"{time.perf_counter() - start:.0f} s")
+                yield analyze_record(record, settings, _WORKER["searcher"], name, index, on_ply)
+            return
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+        with ProcessPoolExecutor(args.workers, initializer=_worker_init,
+                                 initargs=(settings,)) as pool:
+            futures = [pool.submit(_analyze_task, task) for task in todo]
+            for future in as_completed(futures):
+                yield future.result()
+
+    try:
+        for analysis in results():
+            name = analysis.name
+            write_outputs(out, name, records[name], analysis)
+            finished[name] = analysis
+            _progress("")
+            print(_summary_line(name, analysis, out), flush=True)
+            _progress(f"analyze: {len(finished) - reused}/{len(todo)} games, "
+                      f"{time.perf_counter() - start:.0f} s")
+    finally:
+        _progress("")
+        if finished:
+            ordered = [finished[n] for n in records if n in finished]
+            _write(out / "index.html", index_page(ordered).encode("utf-8"))
+    print(f"analyzed {len(todo)} games, reused {reused}, {failed} unreadable; "
+          f"{out / 'index.html'} ({time.perf_counter() - start:.1f} s)")
+    return 1 if failed else 0
+
+
+def add_analyze_parser(sub: Any, int_in: Any) -> None:
+    """The ``analyze`` sub-command's arguments (``int_in(lo, hi)``: a bounded int type)."""
+    p = sub.add_parser(
+        "analyze", help="analyse games: annotated KIF/CSA and HTML reports",
+        description="Analyse every game of the records given (KIF/KIFU/KI2/CSA/JKF files, "
+                    "USI position lines; folders are searched): each position searched "
+                    "with MultiPV, the played move valued, win rates (logistic, "
+                    "coefficient 600) and marks for moves losing 5/10/20/50%% of win rate "
+                    "(緩手/疑問手/悪手/大悪手). Writes NAME.kif, NAME.csa, NAME.html and "
+                    "NAME.analysis.json per game and index.html to --out; a rerun with "
+                    "the same settings skips the games already analysed. With --nodes "
+                    "(and one thread) the same input gives the same output.")
+    p.add_argument("inputs", nargs="+", metavar="RECORD_OR_FOLDER")
+    p.add_argument("--out", required=True, metavar="DIR")
+    limit = p.add_mutually_exclusive_group()
+    limit.add_argument("--nodes", type=int_in(1, 10**12), default=None,
+                       help="nodes per position (reproducible)")
+    limit.add_argument("--time-ms", type=int_in(1, 10**8), default=None, metavar="MS",
+                       help="ms per position (default 1000 when --nodes is not given)")
+    p.add_argument("--multipv", type=int_in(1, 16), default=3, help="lines per position (3)")
+    p.add_argument("--from-ply", type=int_in(1, 100000), default=1, metavar="N",
+                   help="first move analysed (1)")
+    p.add_argument("--to-ply", type=int_in(0, 100000), default=0, metavar="N",
+                   help="last move analysed (0: the last)")
+    p.add_argument("--threads", type=int_in(1, 256), default=1, help="threads per search (1)")
+    p.add_argument("--workers", type=int_in(1, 1024), default=1,
+                   help="games analysed at once, one process each (1)")
+    p.add_argument("--hash", type=int_in(1, 1 << 20), default=64, metavar="MB",
+                   help="table size per worker (64)")
+    p.add_argument("--force", action="store_true", help="analyse again games already done")
+
