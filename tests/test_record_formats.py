@@ -37,6 +37,25 @@ def test_handicap_kif_in_cp932():
                                                                       "interrupt")
 
 
+@pytest.mark.parametrize("name", ["五枚落ち", "左五枚落ち", "左七枚落ち", "右七枚落ち", "十枚落ち"])
+def test_every_handicap_by_name_reads_and_round_trips_through_each_format(name):
+    from usi_engine.record.board import HANDICAPS
+    text = f"手合割：{name}\n手数----指手---------消費時間--\n   1 ５二玉(51)\n"
+    [game] = read_record(text, format="kif")
+    assert game.handicap == name and game.start_sfen == HANDICAPS[name]
+    assert game.start_sfen.split()[1] == "w" and len(Position(game.start_sfen).legal_moves()) > 0
+    for fmt in FORMATS:
+        [back] = read_record(write_record(game, fmt), format=fmt)
+        assert (back.start_sfen, back.moves) == (game.start_sfen, game.moves), fmt
+
+
+def test_the_handicaps_give_up_what_their_names_say():
+    from usi_engine.record.board import HANDICAPS
+    top = {name: sfen.split("/")[0] for name, sfen in HANDICAPS.items()}
+    assert top["五枚落ち"] == "2sgkgsn1" and top["左五枚落ち"] == "1nsgkgs2"   # 8a / 2a knight
+    assert top["左七枚落ち"] == "2sgkg3" and top["右七枚落ち"] == "3gkgs2"     # 3a / 7a silver
+
+
 def test_kifu_with_board_diagram_and_move_number():
     [game] = read_record(RECORDS / "midgame_bod.kifu")
     assert game.handicap is None

@@ -14,7 +14,8 @@ from usi_engine.record.model import (STARTPOS_SFEN, Record, RecordError, Variati
 #: JKF presets and the handicap names they are.
 PRESETS = {"HIRATE": "平手", "KY": "香落ち", "KY_R": "右香落ち", "KA": "角落ち",
            "HI": "飛車落ち", "HIKY": "飛香落ち", "2": "二枚落ち", "3": "三枚落ち",
-           "4": "四枚落ち", "6": "六枚落ち", "8": "八枚落ち", "10": "十枚落ち"}
+           "4": "四枚落ち", "5": "五枚落ち", "5_L": "左五枚落ち", "6": "六枚落ち",
+           "7_L": "左七枚落ち", "7_R": "右七枚落ち", "8": "八枚落ち", "10": "十枚落ち"}
 PRESET_OF = {v: k for k, v in PRESETS.items()}
 HEADER_FIELDS = {"先手": "black", "下手": "black", "後手": "white", "上手": "white",
                  "開始日時": "start_time", "終了日時": "end_time", "棋戦": "event"}
