@@ -57,9 +57,9 @@ def bin_to_memory(path: str, root: str | None = None, unreg_depth: int = 1,
                 continue
             seen.add(key_text)
             legal = []
-            for move in entries:
+            for entry in entries:
                 try:
-                    legal.append(position.parse_usi(move.move))
+                    legal.append(position.parse_usi(entry.move))
                 except ValueError:
                     break
             if len(legal) != len(entries):
@@ -72,9 +72,9 @@ def bin_to_memory(path: str, root: str | None = None, unreg_depth: int = 1,
             continue
         else:
             budget -= 1
-        for move in position.legal_moves():
+        for legal_move in position.legal_moves():
             child = position.copy()
-            child.push(move)
+            child.push(legal_move)
             stack.append((child, budget))
     # ponder: the next position's first move
     for sfen, moves in list(out.items()):
@@ -282,9 +282,9 @@ def cmd_think(args: argparse.Namespace) -> int:
         for old in out.find(sfen, ignore_ply=True) or []:
             merged.setdefault(old.move, old)
         for move in moves:
-            old = merged.get(move.move)
+            known = merged.get(move.move)
             merged[move.move] = BookMove(move.move, move.ponder, move.value, move.depth,
-                                         old.count if old is not None else 1)
+                                         known.count if known is not None else 1)
         out.set_moves(sfen, sort_moves(merged.values()))
 
     def think_level(level: list[str], pool: Any) -> None:
@@ -419,15 +419,15 @@ def cmd_from_records(args: argparse.Namespace) -> int:
             _progress(f"book from-records: {games} games")
     _progress("")
     # ponder: the next position's most played move
-    for sfen, moves in list(book.items()):
+    for sfen, book_moves in list(book.items()):
         position = Position(sfen)
         filled = []
-        for move in moves:
+        for book_move in book_moves:
             child = position.copy()
-            child.push_usi(move.move)
+            child.push_usi(book_move.move)
             reply = book.find(child.sfen(), ignore_ply=True)
-            filled.append(BookMove(move.move, reply[0].move if reply else NO_MOVE,
-                                   move.value, move.depth, move.count))
+            filled.append(BookMove(book_move.move, reply[0].move if reply else NO_MOVE,
+                                   book_move.value, book_move.depth, book_move.count))
         book.set_moves(sfen, filled)
     written = _write_any(args.output, book)
     print(f"book {args.output}: {written} {'entries' if _is_bin(args.output) else 'positions'} "

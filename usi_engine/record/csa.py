@@ -40,7 +40,9 @@ _TIME_RE = re.compile(r"^T(-?[0-9]+(?:\.[0-9]+)?)$")
 
 def split_games(text: str) -> list[tuple[int, list[str]]]:
     """The games of a CSA text: (first line number, lines) each."""
-    games, current, first = [], [], 1
+    games: list[tuple[int, list[str]]] = []
+    current: list[str] = []
+    first = 1
     for number, line in enumerate(text.splitlines(), 1):
         if line.strip() == "/":
             games.append((first, current))
@@ -139,8 +141,8 @@ def _read_game(lines: list[str], first: int, source: str | None) -> Record:
         elif head == "%":
             word = statement[1:]
             if word in ("+ILLEGAL_ACTION", "-ILLEGAL_ACTION"):
-                mover = game.turn if game else "+"
-                record.termination = "foul_lose" if word[0] == mover else "foul_win"
+                mover_color = game.turn if game else "+"
+                record.termination = "foul_lose" if word[0] == mover_color else "foul_win"
             elif word in CSA_TERMINATIONS:
                 record.termination = CSA_TERMINATIONS[word]
             else:

@@ -137,7 +137,7 @@ def write_jkf(record: Record) -> str:
         if getattr(record, name):
             header[key] = getattr(record, name)
     header.update({k: v for k, v in record.headers.items() if k not in header})
-    data = {"header": header, "initial": _initial_data(record.start_sfen)}
+    data: dict[str, object] = {"header": header, "initial": _initial_data(record.start_sfen)}
     first: dict = {}
     if record.comment:
         first["comments"] = record.comment.split("\n")
@@ -150,7 +150,7 @@ def _initial_data(sfen: str) -> dict:
     if handicap:
         return {"preset": PRESET_OF[handicap]}
     board = board_from_sfen(sfen)
-    cells = [[{} for _ in range(9)] for _ in range(9)]
+    cells: list[list[dict[str, int | str]]] = [[{} for _ in range(9)] for _ in range(9)]
     for (x, y), (color, kind) in board.squares.items():
         cells[x - 1][y - 1] = {"color": 0 if color == "+" else 1, "kind": kind}
     hands = [{k: board.hands[c].get(k, 0) for k in HAND_KINDS} for c in "+-"]

@@ -274,6 +274,7 @@ def _read_result_line(current: _RawLine, text: str, number: int) -> None:
             current.winner_word = mover_named + ("W" if words.endswith("勝ち") else "L")
     if current.special:
         return
+    termination: str | None
     if words.startswith("時間切れ") or words.endswith("切れ負け"):
         termination = "timeout"
     elif words.endswith("反則勝ち"):
@@ -429,9 +430,14 @@ def ki2_move_to_usi(game: Game, text: str) -> str:
     drop = f"{_sfen_letter(kind)}*{target}" if kind in HAND_KINDS else None
     if drop and drop not in legal:
         drop = None
-    legal_squares = sorted({usi_squares(usi)[0] for usi in legal
-                            if usi[1] != "*" and usi[2:4] == target
-                            and game.piece_kind(usi_squares(usi)[0]) == kind})
+    origins = set()     # the squares a piece of this kind legally moves to `to` from
+    for usi in legal:
+        if usi[2:4] != target:
+            continue
+        frm = usi_squares(usi)[0]
+        if frm is not None and game.piece_kind(frm) == kind:     # None: a drop
+            origins.add(frm)
+    legal_squares = sorted(origins)
     if "打" in words:
         if drop is None:
             raise ValueError("no such drop")
@@ -471,7 +477,7 @@ def _by_words(color: str, to, squares: list, words: set) -> list:
 def _replay(record: Record | Variation, raw: _RawLine, game: Game, source: str | None,
             ki2: bool, top: bool = False, offset: int = 0) -> None:
     convert = ki2_move_to_usi if ki2 else kif_move_to_usi
-    children = {}
+    children: dict[int, list[_RawLine]] = {}
     for child in raw.children:
         children.setdefault(child.ply, []).append(child)
     for index, move in enumerate(raw.moves + [None]):
@@ -496,7 +502,7 @@ def _replay(record: Record | Variation, raw: _RawLine, game: Game, source: str |
         assert isinstance(record, Record)
         record.result = result_of(raw.special, (start_turn(record.start_sfen) + len(record.moves)) % 2)
         if raw.winner_word:
-            side, outcome = raw.winner_word
+            side, outcome = raw.winner_word[0], raw.winner_word[1]     # "+W", "-L", ...
             winner = side if outcome == "W" else ("-" if side == "+" else "+")
             record.result = "black_win" if winner == "+" else "white_win"
 
@@ -509,13 +515,24 @@ def _square_text(to: tuple[int, int], game: Game) -> str:
     return WIDE_DIGITS[to[0] - 1] + KANJI_DIGITS[to[1] - 1]
 
 
+def _moving_kind(game: Game, frm: tuple[int, int]) -> str:
+    """The kind of the piece on `frm`. A move from an empty square (one that is not
+    legal, say a stale PV's) raises KeyError, as looking up its name always did: the
+    writers and the analysis's line texts catch that."""
+    kind = game.piece_kind(frm)
+    if kind is None:
+        raise KeyError(f"no piece on {frm[0]}{frm[1]}")
+    return kind
+
+
 def kif_move_text(game: Game, usi: str) -> str:
     """The KIF text of a legal USI move in the game's position."""
     frm, to, promote, dropped = usi_squares(usi)
     square = _square_text(to, game)
     if frm is None:
+        assert dropped is not None      # usi_squares names the kind of every drop
         return f"{square}{KIND_MOVE_NAME[dropped]}打"
-    kind = game.piece_kind(frm)
+    kind = _moving_kind(game, frm)
     return f"{square}{KIND_MOVE_NAME[kind]}{'成' if promote else ''}({frm[0]}{frm[1]})"
 
 
@@ -527,9 +544,10 @@ def ki2_move_text(game: Game, usi: str) -> str:
     target = usi[2:4] if frm is not None else usi[2:]
     color = game.turn
     if frm is None:
+        assert dropped is not None      # usi_squares names the kind of every drop
         rivals = _candidates(game, dropped, to)
         return f"{square}{KIND_MOVE_NAME[dropped]}{'打' if rivals else ''}"
-    kind = game.piece_kind(frm)
+    kind = _moving_kind(game, frm)
     squares = _candidates(game, kind, to)
     words = _ki2_words(color, kind, frm, to, squares)
     suffix = ""
