@@ -137,3 +137,11 @@ def test_the_page_holds_one_point_per_analysed_position(records, tmp_path):
     data = page_data(analysis)
     assert [p["ply"] for p in data["plies"]] == list(range(2, len(analysis.moves) + 1))
     assert all(0 <= p["black_win"] <= 100 for p in data["plies"])
+
+
+def test_ray_asked_for_but_not_installed_is_one_line_and_exit_2(monkeypatch, tmp_path, capsys):
+    import usi_engine.cluster.ray_pool as ray_pool
+    monkeypatch.setattr(ray_pool, "ray_available", lambda: False)
+    assert run_cli(str(RECORDS / "sample.ki2"), "--out", str(tmp_path), "--ray") == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and 'pip install "usi-engine[cluster]"' in err

@@ -1,10 +1,10 @@
-"""The record, book and analysis packages type-check (mypy) and stay so."""
+"""The record, book, analysis and cluster packages type-check (mypy) and stay so."""
 import subprocess
 import sys
 
 from conftest import ROOT
 
-PACKAGES = ["usi_engine/record", "usi_engine/book", "usi_engine/analysis"]
+PACKAGES = ["usi_engine/record", "usi_engine/book", "usi_engine/analysis", "usi_engine/cluster"]
 
 
 def test_record_book_and_analysis_packages_type_check(tmp_path):

@@ -411,6 +411,8 @@ def add_gensfen_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]
     p.add_argument("--eval-file", metavar="PATH", help="weights for --eval learned")
     p.add_argument("--hash-mb", type=_int_in(1, 4096), default=16, metavar="MB",
                    help="search table per worker in MB (default 16)")
+    from usi_engine.cluster.arguments import add_ray_argument
+    add_ray_argument(p, "a batch")
     p.set_defaults(func=cmd_gensfen)
 
 
@@ -537,6 +539,8 @@ def add_relabel_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]
                    help="multiply the teacher's centipawns (not mates) by F (default 1)")
     p.add_argument("--limit", type=_int_in(1, 10**12), default=None, metavar="N",
                    help="at most the first N records of each file")
+    from usi_engine.cluster.arguments import add_ray_argument
+    add_ray_argument(p, "a file")
     p.set_defaults(func=cmd_relabel)
 
 
@@ -620,6 +624,8 @@ def add_book_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") 
     think.add_argument("--eval-file", metavar="PATH", help="weights (default: those shipped)")
     think.add_argument("--save-every", type=_float_in(1.0, 1e6), default=60.0, metavar="S",
                        help="seconds between saves of --out (default 60)")
+    from usi_engine.cluster.arguments import add_ray_argument
+    add_ray_argument(think, "a position")
     records = actions.add_parser(
         "from-records", help="a book of the moves played in games",
         description="Count each (position, move) of the games: USI 'position' lines "

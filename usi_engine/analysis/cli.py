@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from usi_engine.analysis.core import AnalysisSettings, GameAnalysis, analyze_record
+from usi_engine.cluster.arguments import add_ray_argument
 
 __all__ = ["main_analyze", "find_games", "RECORD_SUFFIXES"]
 
@@ -156,6 +157,11 @@ def main_analyze(args: argparse.Namespace) -> int:
     """Analyse every game of ``args.inputs`` into ``args.out``; 0, or 1 when a record
     could not be read."""
     from usi_engine.analysis.report import index_page
+    from usi_engine.cluster.arguments import check_ray
+    problem = check_ray(args)
+    if problem:
+        print(f"usi-engine analyze: error: {problem}", file=sys.stderr)
+        return 2
     settings = settings_from(args)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -181,6 +187,11 @@ def main_analyze(args: argparse.Namespace) -> int:
     reused = len(finished)
 
     def results() -> Iterator[GameAnalysis]:
+        if getattr(args, "ray", None) is not None:
+            from usi_engine.cluster.ray_pool import RayPool
+            with RayPool(args.ray or None, _worker_init, (settings,)) as ray_pool:
+                yield from ray_pool.imap_unordered(_analyze_task, todo)
+            return
         if args.workers <= 1 or len(todo) <= 1:
             _worker_init(settings)
             plies = [0]
@@ -248,4 +259,5 @@ def add_analyze_parser(sub: Any, int_in: Any) -> None:
     p.add_argument("--hash", type=int_in(1, 1 << 20), default=64, metavar="MB",
                    help="table size per worker (64)")
     p.add_argument("--force", action="store_true", help="analyse again games already done")
+    add_ray_argument(p, "a game")
 

@@ -270,6 +270,10 @@ def cmd_think(args: argparse.Namespace) -> int:
     write the lines with their values and depths; with --expand-plies, follow the moves
     the book would play, breadth first, to that ply; resumable."""
     from usi_engine.book.textdb import read_db
+    from usi_engine.cluster.arguments import check_ray
+    problem = check_ray(args)
+    if problem:
+        raise ValueError(problem)
     start = time.perf_counter()
     source, positions = _roots(args)
     out = read_db(args.output) if os.path.exists(args.output) and not _is_bin(args.output) \
@@ -296,7 +300,7 @@ def cmd_think(args: argparse.Namespace) -> int:
             else:
                 todo.append(sfen)
         tasks = [(sfen, args.depth, args.multipv) for sfen in todo]
-        answers = pool.map(_think_task, tasks, chunksize=1) if pool else map(_think_task, tasks)
+        answers = pool.map(_think_task, tasks) if pool else map(_think_task, tasks)
         for finished, (sfen, moves) in enumerate(answers, start=1):
             store(sfen, moves)
             stats["thought"] += 1
@@ -324,7 +328,12 @@ def cmd_think(args: argparse.Namespace) -> int:
             level = sorted(following)
 
     try:
-        if args.workers <= 1:
+        if getattr(args, "ray", None) is not None:
+            from usi_engine.cluster.ray_pool import RayPool
+            with RayPool(args.ray or None, _worker_init,
+                         (args.hash, args.eval_file)) as ray_pool:
+                run(ray_pool)
+        elif args.workers <= 1:
             _worker_init(args.hash, args.eval_file)
             run(None)
         else:

@@ -39,6 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from usi_engine.core.packed import PSV_DTYPE, move_to_psv, pack
+from usi_engine.cluster.arguments import check_ray
 from usi_engine.core.position import Position
 from usi_engine.training.data import SCORE_MATE, stored_cp, stored_mate, write_records
 from usi_engine.training.progress import clear_line, progress_line
@@ -259,6 +260,17 @@ def _init_worker(settings: Settings, out_dir: str, counter) -> None:
     _worker.update(settings=settings, out_dir=Path(out_dir), counter=counter)
 
 
+def _init_ray_worker(settings: Settings) -> None:
+    _network(settings.eval_kind, settings.eval_file)
+    _worker.update(settings=settings, out_dir=None, counter=None)
+
+
+def _make_batch(k: int) -> tuple[int, np.ndarray, int]:
+    """A Ray task: batch k's records, which the driver writes."""
+    records, games = generate_batch(_worker["settings"], k, None)
+    return k, records, games
+
+
 def _run_batch(k: int) -> tuple[int, int, int]:
     settings = _worker["settings"]
     records, games = generate_batch(settings, k, _worker["counter"])
@@ -306,6 +318,7 @@ def _check_manifest(out_dir: Path, settings: Settings) -> None:
 
 def _progress(done: int, total: int, start: float) -> None:
     progress_line("gensfen", "positions", done, total, start)
+
 
 
 def run(args: argparse.Namespace) -> int:
@@ -363,14 +376,37 @@ def run(args: argparse.Namespace) -> int:
     if len(todo) < len(batches):
         print(f"gensfen: {len(batches) - len(todo)} of {len(batches)} batches already in "
               f"{out_dir}, skipped", file=sys.stderr)
+    problem = check_ray(args)
+    if problem:
+        return fail(problem)
     try:
-        positions, games, seconds = _run_batches(settings, out_dir, todo, args.workers)
+        if getattr(args, "ray", None) is not None:
+            positions, games, seconds = _run_batches_on_ray(settings, out_dir, todo, args.ray)
+        else:
+            positions, games, seconds = _run_batches(settings, out_dir, todo, args.workers)
     except OSError as exc:
         print(f"usi-engine gensfen: error: writing a batch failed: {exc}", file=sys.stderr)
         return 1
     print(f"positions {positions} games {games} seconds {seconds:.1f} "
           f"positions_per_s {positions / seconds if seconds > 0 else 0.0:.1f}")
     return 0
+
+
+def _run_batches_on_ray(settings: Settings, out_dir: Path, todo: list[int],
+                        address: str) -> tuple[int, int, float]:
+    """The batches of todo as Ray tasks, each written whole here as it comes back."""
+    from usi_engine.cluster.ray_pool import RayPool
+    start = time.perf_counter()
+    total = len(todo) * settings.batch_positions
+    positions = games = 0
+    with RayPool(address or None, _init_ray_worker, (settings,)) as pool:
+        for k, records, g in pool.imap_unordered(_make_batch, todo):
+            write_batch(out_dir, k, records)
+            positions += len(records)
+            games += g
+            _progress(positions, total, start)
+    clear_line()
+    return positions, games, time.perf_counter() - start
 
 
 def _run_batches(settings: Settings, out_dir: Path, todo: list[int],

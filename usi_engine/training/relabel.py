@@ -43,6 +43,7 @@ from typing import Callable
 
 import numpy as np
 
+from usi_engine.cluster.arguments import check_ray
 from usi_engine.core.packed import decode_records
 from usi_engine.training.data import (SCORE_MATE, quiet, read_record_file, record_count,
                                       record_files, record_sfen, stored_cp, stored_mate,
@@ -198,12 +199,27 @@ def relabel_file(teacher: Teacher, src: Path, dst: Path, config: Config,
     """Relabel one file into `dst`; never raises for the teacher's failures (they are in
     the result's ``error``, and nothing is written)."""
     start = time.perf_counter()
-    result = FileResult(src.name)
     try:
         records = read_record_file(src, config.limit)
     except (OSError, ValueError) as exc:
-        result.error = str(exc)
-        return result
+        return FileResult(src.name, error=str(exc))
+    result, out = relabel_records(teacher, src.name, records, config, on_record)
+    if out is not None:
+        try:
+            write_records(dst, out)             # whole, or not at all
+        except OSError as exc:
+            result.error = f"cannot write {dst}: {exc}"
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def relabel_records(teacher: Teacher, name: str, records: np.ndarray, config: Config,
+                    on_record: Callable[[], None] = lambda: None
+                    ) -> tuple[FileResult, np.ndarray | None]:
+    """The records of file ``name`` with the teacher's scores (those it answered), or
+    None with the reason in the result's ``error``; never raises for the teacher."""
+    start = time.perf_counter()
+    result = FileResult(name)
     result.records = len(records)
     ask = wanted(records, config)
     scores = np.zeros(len(records), dtype=np.int16)
@@ -260,18 +276,17 @@ def relabel_file(teacher: Teacher, src: Path, dst: Path, config: Config,
             on_record()
         out = records[got]
         out["score"] = scores[got]
-        write_records(dst, out)             # whole, or not at all
         result.relabelled = len(out)
+        result.seconds = time.perf_counter() - start
+        return result, out
     except TeacherDied as exc:
         teacher.kill()
         result.error = f"{exc}; it died twice on this file, which is left out"
     except TeacherError as exc:
         teacher.kill()
         result.error = f"{exc}; the file is left out"
-    except OSError as exc:
-        result.error = f"cannot write {dst}: {exc}"
     result.seconds = time.perf_counter() - start
-    return result
+    return result, None
 
 
 # ---- worker processes ---------------------------------------------------------------------
@@ -291,6 +306,19 @@ def _init_worker(config: Config, counter) -> None:
     teacher = Teacher(config)
     _worker.update(config=config, counter=counter, teacher=teacher)
     multiprocessing.util.Finalize(None, teacher.close, exitpriority=10)
+
+
+def _init_ray_worker(config: Config) -> None:
+    signal.signal(signal.SIGTERM, _worker_exit)      # Ray ends its workers: the teacher too
+    old = _worker.get("teacher")
+    if old is not None:
+        old.close()
+    _worker.update(config=config, counter=None, teacher=Teacher(config))
+
+
+def _relabel_task(job: tuple[str, np.ndarray]) -> tuple[FileResult, np.ndarray | None]:
+    """A Ray task: one file's records relabelled here, written by the driver."""
+    return relabel_records(_worker["teacher"], job[0], job[1], _worker["config"])
 
 
 def _count(counter) -> None:
@@ -391,6 +419,9 @@ def run(args: argparse.Namespace) -> int:
     if len(todo) < len(jobs):
         print(f"relabel: {len(jobs) - len(todo)} of {len(jobs)} files already in {out_dir}, "
               "skipped", file=sys.stderr)
+    problem = check_ray(args)
+    if problem:
+        return fail(problem)
     teacher = Teacher(config)
     try:
         teacher.start()          # bad engine or option: a usage error, before any work
@@ -398,7 +429,7 @@ def run(args: argparse.Namespace) -> int:
         teacher.kill()
         return fail(f"--engine {args.engine}: {exc}")
     try:
-        summary = relabel_all(teacher, todo, config, args.workers)
+        summary = relabel_all(teacher, todo, config, args.workers, getattr(args, "ray", None))
     finally:
         teacher.close()
     summary.skipped_files = len(jobs) - len(todo)
@@ -408,8 +439,32 @@ def run(args: argparse.Namespace) -> int:
     return 1 if summary.failed else 0
 
 
+def _relabel_on_ray(todo: list[tuple[Path, Path]], config: Config, address: str,
+                    add: Callable[[FileResult], None], total: int, start: float) -> None:
+    """Each file a Ray task (its records sent, the relabelled ones written here whole)."""
+    from usi_engine.cluster.ray_pool import RayPool
+    done = 0
+    destinations = {src.name: dst for src, dst in todo}
+    jobs = []
+    for src, _ in todo:
+        try:
+            jobs.append((src.name, read_record_file(src, config.limit)))
+        except (OSError, ValueError) as exc:
+            add(FileResult(src.name, error=str(exc)))
+    with RayPool(address or None, _init_ray_worker, (config,)) as pool:
+        for result, out in pool.imap_unordered(_relabel_task, jobs):
+            if out is not None:
+                try:
+                    write_records(destinations[result.name], out)
+                except OSError as exc:
+                    result.error = f"cannot write {destinations[result.name]}: {exc}"
+            add(result)
+            done += result.records
+            _progress(done, total, start)
+
+
 def relabel_all(teacher: Teacher, todo: list[tuple[Path, Path]], config: Config,
-                workers: int) -> Summary:
+                workers: int, ray_address: str | None = None) -> Summary:
     """Relabel the (input, output) pairs: in this process with `teacher` (already
     started) for one worker, else on a pool of `workers` processes with a teacher each."""
     summary = Summary()
@@ -429,7 +484,10 @@ def relabel_all(teacher: Teacher, todo: list[tuple[Path, Path]], config: Config,
         summary.dropped += result.dropped
 
     workers = max(1, min(workers, len(todo)))
-    if workers == 1:
+    if ray_address is not None:
+        teacher.close()                      # each Ray worker starts its own
+        _relabel_on_ray(todo, config, ray_address, add, total, start)
+    elif workers == 1:
         shown = [0.0]
 
         def tick() -> None:
