@@ -52,3 +52,37 @@ def test_yaneuraou_plays_from_a_book_our_think_wrote(tmp_path):
     ready, best = book_moves(str(tmp_path), "user_book1.db", [])
     assert any("number of positions = 1" in line for line in ready), ready
     assert best == only.move
+
+
+def test_we_read_the_book_yaneuraou_writes_from_ours(tmp_path):
+    """YaneuraOu's peta_shock makebook rewrites our book with its own writer (minimax
+    values, depth 0, no counts): we read every position of it back, with all our moves,
+    and the moves it added are those that reach another position of the book (the
+    transpositions its minimax links)."""
+    import shutil
+    import subprocess
+    engine = tmp_path / "yaneuraou"
+    shutil.copy(YO_DEFAULT, engine)              # it reads and writes beside its binary
+    (tmp_path / "book").mkdir()
+    shutil.copy(shipped_book_path(), tmp_path / "book" / "standard_book.db")
+    done = subprocess.run([str(engine)], input="makebook peta_shock standard_book.db "
+                          "user_book1.db\nquit\n", capture_output=True, text=True,
+                          cwd=tmp_path, timeout=300)
+    assert "has been completed" in done.stdout, done.stdout[-2000:]
+    theirs = read_db(str(tmp_path / "book" / "user_book1.db"))
+    ours = read_db(shipped_book_path())
+    assert len(theirs) == len(ours)
+    from usi_engine.book.model import flip_sfen
+    from usi_engine.core.position import Position
+    added = 0
+    for sfen, moves in ours.items():
+        mine = {m.move for m in moves}
+        found = {m.move for m in theirs.find(sfen, ignore_ply=True)}
+        assert mine <= found, sfen
+        for move in found - mine:
+            after = Position(sfen)
+            after.push_usi(move)
+            assert ours.find(after.sfen(), ignore_ply=True) or \
+                ours.find(flip_sfen(after.sfen()), ignore_ply=True), (sfen, move)
+            added += 1
+    assert added > 0

@@ -20,6 +20,7 @@ from typing import Any, Iterator
 
 from usi_engine.analysis.core import AnalysisSettings, GameAnalysis, analyze_record
 from usi_engine.cluster.arguments import add_ray_argument
+from usi_engine.training.progress import clear_line, progress_line
 
 __all__ = ["main_analyze", "find_games", "RECORD_SUFFIXES"]
 
@@ -127,10 +128,9 @@ def _analyze_task(task: tuple[str, int, Any]) -> GameAnalysis:
     return analyze_record(record, _WORKER["settings"], _WORKER["searcher"], name, index)
 
 
-def _progress(text: str) -> None:
-    if sys.stderr.isatty():
-        from usi_engine.training.progress import in_place
-        print(in_place(text), end="", file=sys.stderr, flush=True)
+def _plies_to_analyze(record: Any, settings: AnalysisSettings) -> int:
+    last = min(settings.to_ply or len(record.moves), len(record.moves))
+    return max(0, last - settings.from_ply + 1)
 
 
 def _summary_line(name: str, analysis: GameAnalysis, out: Path) -> str:
@@ -185,6 +185,11 @@ def main_analyze(args: argparse.Namespace) -> int:
         print("usi-engine analyze: no game found", file=sys.stderr)
         return 1
     reused = len(finished)
+    total = sum(_plies_to_analyze(record, settings) for _, _, record in todo)
+    positions_done = [0]
+
+    def progress() -> None:
+        progress_line("analyze", "positions", positions_done[0], total, start)
 
     def results() -> Iterator[GameAnalysis]:
         if getattr(args, "ray", None) is not None:
@@ -194,14 +199,14 @@ def main_analyze(args: argparse.Namespace) -> int:
             return
         if args.workers <= 1 or len(todo) <= 1:
             _worker_init(settings)
-            plies = [0]
             for name, index, record in todo:
-                def on_ply(ply: int, name: str = name) -> None:
-                    plies[0] += 1
-                    _progress(f"analyze: {len(finished) - reused}/{len(todo)} games, "
-                              f"{name} move {ply}, {plies[0]} positions, "
-                              f"{time.perf_counter() - start:.0f} s")
-                yield analyze_record(record, settings, _WORKER["searcher"], name, index, on_ply)
+                def on_ply(ply: int) -> None:
+                    positions_done[0] += 1
+                    progress()
+                analysis = analyze_record(record, settings, _WORKER["searcher"], name, index,
+                                          on_ply)
+                positions_done[0] -= _plies_to_analyze(record, settings)  # added below
+                yield analysis
             return
         from concurrent.futures import ProcessPoolExecutor, as_completed
         with ProcessPoolExecutor(args.workers, initializer=_worker_init,
@@ -215,12 +220,12 @@ def main_analyze(args: argparse.Namespace) -> int:
             name = analysis.name
             write_outputs(out, name, records[name], analysis)
             finished[name] = analysis
-            _progress("")
+            positions_done[0] += _plies_to_analyze(records[name], settings)
+            clear_line()
             print(_summary_line(name, analysis, out), flush=True)
-            _progress(f"analyze: {len(finished) - reused}/{len(todo)} games, "
-                      f"{time.perf_counter() - start:.0f} s")
+            progress()
     finally:
-        _progress("")
+        clear_line()
         if finished:
             ordered = [finished[n] for n in records if n in finished]
             _write(out / "index.html", index_page(ordered).encode("utf-8"))
