@@ -145,3 +145,13 @@ def test_ray_asked_for_but_not_installed_is_one_line_and_exit_2(monkeypatch, tmp
     assert run_cli(str(RECORDS / "sample.ki2"), "--out", str(tmp_path), "--ray") == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and 'pip install "usi-engine[cluster]"' in err
+
+
+def test_files_of_one_name_in_two_formats_are_told_apart(tmp_path):
+    from usi_engine.analysis.cli import find_games
+    from usi_engine.record import write_record
+    game = read_record(GAME.encode(), format="usi")[0]
+    for fmt in ("kif", "csa"):
+        (tmp_path / f"game.{fmt}").write_text(write_record(game, fmt), encoding="utf-8")
+    names = [name for name, *_ in find_games([str(tmp_path)])]
+    assert names == ["game-csa", "game-kif"]

@@ -4,8 +4,9 @@ record with the analysis in its comments), ``NAME.html`` (the report) and
 ``NAME.analysis.json`` (the figures, which a rerun with the same settings reuses
 instead of searching again), then ``index.html`` over them all.
 
-Games are named after their files (``folder/game.kif`` -> ``folder__game``; a file of
-several games adds ``-2``, ``-3`` ...). A record that cannot be read is reported with
+Games are named after their files (``folder/game.kif`` -> ``folder__game``; files of
+the same name but for the extension add it, ``game-kif``; a file of several games adds
+``-2``, ``-3`` ...). A record that cannot be read is reported with
 its file and line, and the others are analysed; the exit code is then 1.
 """
 from __future__ import annotations
@@ -58,8 +59,11 @@ def find_games(paths: list[str]) -> Iterator[tuple[str, Path, int, Any, str | No
     """(name, file, index in the file, Record or None, error or None) of every game."""
     from usi_engine.record import RecordError, read_record
     used: set[str] = set()
-    for path, root in _record_files(paths):
-        base = _base_name(path, root) or "game"
+    files = list(_record_files(paths))
+    bases = [_base_name(path, root) or "game" for path, root in files]
+    for (path, root), base in zip(files, bases):
+        if bases.count(base) > 1:          # game.kif and game.csa: game-kif, game-csa
+            base += "-" + path.suffix.lstrip(".").lower()
         try:
             records = read_record(path)
         except (RecordError, OSError, UnicodeDecodeError) as exc:
