@@ -155,3 +155,11 @@ def test_files_of_one_name_in_two_formats_are_told_apart(tmp_path):
         (tmp_path / f"game.{fmt}").write_text(write_record(game, fmt), encoding="utf-8")
     names = [name for name, *_ in find_games([str(tmp_path)])]
     assert names == ["game-csa", "game-kif"]
+
+
+def test_the_graph_is_drawn_as_a_png_when_matplotlib_is_installed(tmp_path):
+    pytest.importorskip("matplotlib", reason="the plot extra is not installed")
+    from usi_engine.analysis.report import plot_png
+    analysis = analyze_record(game(), AnalysisSettings(nodes=500))
+    assert plot_png(analysis, str(tmp_path / "g.png"))
+    assert (tmp_path / "g.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -116,3 +116,22 @@ def test_tsshogi_records_round_trip(tsshogi, tmp_path):
 @pytest.mark.slow
 def test_tsshogi_records_round_trip_many(tsshogi, tmp_path):
     assert run_round_trip(tsshogi, tmp_path, 400, 7) == 400
+
+
+def test_tsshogi_reads_the_records_analyze_writes(tsshogi, tmp_path):
+    """ShogiHome's record library reads our annotated KIF and CSA: the moves, and on
+    every move the comment with ShogiHome's #評価値= (KIF) or floodgate's ** (CSA)."""
+    from usi_engine.analysis import AnalysisSettings, analyze_record
+    from usi_engine.analysis.cli import write_outputs
+    record = read_record(Path(__file__).resolve().parent / "records" / "sample.ki2")[0]
+    analysis = analyze_record(record, AnalysisSettings(nodes=500), name="sample")
+    write_outputs(tmp_path, "sample", record, analysis)
+    for fmt in ("kif", "csa"):          # written in CP932; the helper reads UTF-8
+        text = (tmp_path / f"sample.{fmt}").read_bytes().decode("cp932")
+        (tmp_path / f"utf8.{fmt}").write_text(text, encoding="utf-8")
+    kif, csa = (json.loads(line) for line in node(
+        tsshogi, "read", str(tmp_path / "utf8.kif"), str(tmp_path / "utf8.csa")).splitlines())
+    assert kif["moves"] == csa["moves"] == record.moves
+    assert all("#評価値=" in comment for comment in kif["comments"])
+    assert all(any(line.startswith("* ") for line in comment.splitlines())
+               for comment in csa["comments"])

@@ -2,12 +2,14 @@
 
     python usi_session.py -- wine python.exe -m usi_engine
 
-Sends usi, isready, a byoyomi search from the start position
-(`go btime 0 wtime 0 byoyomi 1000`), a `go mate` on the 5-ply tsume of the README, and
-quit, each line ended by CR LF as a Windows GUI writes them.  Prints the transcript
+Sends usi, isready (the shipped book is read from the package), a `go` from the start
+position (answered from the book), a byoyomi search from a position the book does not
+hold (`go btime 0 wtime 0 byoyomi 1000`), a `go mate` on the 5-ply tsume of the README,
+and quit, each line ended by CR LF as a Windows GUI writes them.  Prints the transcript
 (`>` sent, `<` received) and one summary line; exits 1 when an answer is missing or
-wrong: usiok, readyok, one bestmove with a legal-looking move, one checkmate with a
-mate line, and exit code 0 after quit.
+wrong: usiok, readyok after the book's "BookFile: read" line, a book move, one bestmove
+with a legal-looking move after a search, one checkmate with a mate line, and exit code
+0 after quit.
 """
 from __future__ import annotations
 
@@ -86,13 +88,30 @@ def main() -> int:
     summary.append("usiok" if line else "no usiok")
 
     engine.send("isready")
-    line, _ = engine.until("readyok", 120)
+    line, seen = engine.until("readyok", 120)
     summary.append("readyok" if line else "no readyok")
     if line is None:
         failures.append("readyok")
+    book = [s for s in seen if s.startswith("info string BookFile: read")]
+    if not book or "standard_book.db" not in book[0]:
+        failures.append("the shipped book was not read")
+    else:
+        summary.append(book[0][len("info string "):])
 
     engine.send("usinewgame")
     engine.send("position startpos")
+    sent = time.monotonic()
+    engine.send("go btime 0 wtime 0 byoyomi 1000")
+    line, seen = engine.until("bestmove", 30)
+    wall_ms = (time.monotonic() - sent) * 1000
+    candidates = [s.split(" pv ")[1].split()[0] for s in seen
+                  if s.startswith("info multipv") and " pv " in s]
+    if line is None or len(line.split()) < 2 or line.split()[1] not in candidates:
+        failures.append(f"book move ({line}; candidates {candidates})")
+    else:
+        summary.append(f"book {line} ({len(candidates)} candidates, wall {wall_ms:.0f} ms)")
+
+    engine.send("position startpos moves 1g1f 1c1d")       # not in the book: a search
     sent = time.monotonic()
     engine.send("go btime 0 wtime 0 byoyomi 1000")
     line, seen = engine.until("bestmove", 30)
