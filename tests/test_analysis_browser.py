@@ -2,7 +2,9 @@
 puppeteer-core (tools/browser, installed by the test with npm).  The page loads with
 no console or page error, the graph has one point per analysed position, and clicking
 a point draws that position: every piece on the drawn board is the record's, and the
-played and best moves are marked.  Skipped without chromium, node or npm."""
+played and best moves are marked.  Skipped without chromium, node or npm; marked slow
+(a browser start costs seconds): ``python -m pytest -m slow tests/test_analysis_browser.py``,
+which .ci/run runs."""
 from __future__ import annotations
 
 import json
@@ -17,6 +19,8 @@ from node_tools import node_helper
 from usi_engine.analysis import AnalysisSettings, analyze_record
 from usi_engine.analysis.cli import write_outputs
 from usi_engine.record import read_record
+
+pytestmark = pytest.mark.slow
 
 RECORDS = Path(__file__).resolve().parent / "records"
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
