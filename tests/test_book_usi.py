@@ -139,3 +139,17 @@ def test_a_book_in_book_dir_takes_the_place_of_the_shipped_one(tmp_path):
     assert resolve_book_path("standard_book.db", str(tmp_path / "elsewhere")) == \
         shipped_book_path()
     assert resolve_book_path("no_book", str(tmp_path / "book")) is None
+
+
+def test_no_book_after_a_book_drops_it(tmp_path):
+    write_db(str(tmp_path / "mine.db"), make_book())
+    with UsiProcess(book=True) as engine:
+        engine.usi(10.0)
+        engine.setoption("BookFile", str(tmp_path / "mine.db"))
+        engine.isready(30.0)
+        engine.setoption("BookFile", "no_book")
+        engine.isready(30.0)
+        lines, _ = engine.go("position startpos", "go depth 2")
+        texts = [line.text for line in lines]
+        assert any(text.startswith("info depth") for text in texts)
+        assert not any(text.startswith("info multipv 1 score cp 30 depth 20") for text in texts)

@@ -346,9 +346,12 @@ class UsiEngine:
     def _apply_book_options(self) -> None:
         """BookFile/BookDir/BookOnTheFly take effect (at isready): the book is read now,
         never before ``usiok``."""
+        book_file = str(self.options["BookFile"]).strip()
+        if not book_file or os.path.basename(book_file) == "no_book":   # YaneuraOu's name
+            if self._book_loader is not None:
+                self._book_loader.apply("", "", False)         # drops the book it held
+            return                     # no book asked for: nothing to import or read
         if self._book_loader is None:
-            if not str(self.options["BookFile"]).strip():
-                return                 # no book asked for: nothing to import
             from usi_engine.book.loader import BookLoader
             self._book_loader = BookLoader()
         for message in self._book_loader.apply(str(self.options["BookFile"]),
