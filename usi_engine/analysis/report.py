@@ -288,9 +288,10 @@ def plot_png(analysis: GameAnalysis, path: str) -> bool:
     ys = [(p.win_best if p.turn == 0 else 1 - p.win_best) * 100 for p in analysis.plies]
     figure, axes = plt.subplots(figsize=(9, 3))
     axes.plot(xs, ys, color="#444", linewidth=1.2)
-    marked = [(p.ply, y) for p, y in zip(analysis.plies, ys) if p.mark]
-    if marked:
-        axes.scatter(*zip(*marked), color="#d32f2f", s=16, zorder=3)
+    marked_x = [p.ply for p in analysis.plies if p.mark]
+    marked_y = [y for p, y in zip(analysis.plies, ys) if p.mark]
+    if marked_x:
+        axes.scatter(marked_x, marked_y, color="#d32f2f", s=16, zorder=3)
     axes.axhline(50, color="#999", linewidth=0.8)
     axes.set_ylim(0, 100)
     axes.set_xlabel("move")
