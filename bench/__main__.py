@@ -18,6 +18,7 @@ COMMANDS = {
     "blunders": "bench.strength.blunder_suite",
     "refutations": "bench.strength.refutation_suite",
     "outcome-fit": "bench.strength.outcome_fit",
+    "search-profile": "bench.strength.search_profile",
     # tsume
     "tsume": "bench.tsume.tsume_bench",
     "usi-tsume": "bench.tsume.usi_tsume_bench",
