@@ -163,3 +163,11 @@ def test_the_graph_is_drawn_as_a_png_when_matplotlib_is_installed(tmp_path):
     analysis = analyze_record(game(), AnalysisSettings(nodes=500))
     assert plot_png(analysis, str(tmp_path / "g.png"))
     assert (tmp_path / "g.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_an_out_that_is_a_file_is_one_line_and_exit_2(tmp_path, capsys):
+    (tmp_path / "taken").write_text("")
+    assert run_cli(str(RECORDS / "sample.ki2"), "--out", str(tmp_path / "taken"),
+                   "--nodes", "100") == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--out" in err

@@ -168,7 +168,11 @@ def main_analyze(args: argparse.Namespace) -> int:
         return 2
     settings = settings_from(args)
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        print(f"usi-engine analyze: error: --out {out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     start = time.perf_counter()
     failed = 0
     finished: dict[str, GameAnalysis] = {}
