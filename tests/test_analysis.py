@@ -171,3 +171,18 @@ def test_an_out_that_is_a_file_is_one_line_and_exit_2(tmp_path, capsys):
                    "--nodes", "100") == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "--out" in err
+
+
+def test_a_ray_that_cannot_be_reached_is_one_line_and_exit_2(monkeypatch, tmp_path, capsys):
+    import usi_engine.cluster.ray_pool as ray_pool
+
+    class Unreachable:
+        def __init__(self, *args, **kwargs):
+            raise ray_pool.RayConnectError("--ray: cannot start or reach the Ray cluster at "
+                                           "127.0.0.1:1: ConnectionError: timed out")
+    monkeypatch.setattr(ray_pool, "ray_available", lambda: True)
+    monkeypatch.setattr(ray_pool, "RayPool", Unreachable)
+    assert run_cli(str(RECORDS / "sample.ki2"), "--out", str(tmp_path), "--ray",
+                   "127.0.0.1:1") == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "cannot start or reach" in err

@@ -223,6 +223,7 @@ def main_analyze(args: argparse.Namespace) -> int:
             for future in as_completed(futures):
                 yield future.result()
 
+    from usi_engine.cluster.ray_pool import RayConnectError
     try:
         for analysis in results():
             name = analysis.name
@@ -232,6 +233,10 @@ def main_analyze(args: argparse.Namespace) -> int:
             clear_line()
             print(_summary_line(name, analysis, out), flush=True)
             progress()
+    except RayConnectError as exc:
+        clear_line()
+        print(f"usi-engine analyze: error: {exc}", file=sys.stderr)
+        return 2
     finally:
         clear_line()
         if finished:

@@ -23,12 +23,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-__all__ = ["RayPool", "ray_available", "MISSING_RAY"]
+__all__ = ["RayPool", "RayConnectError", "ray_available", "MISSING_RAY"]
 
 MISSING_RAY = ('--ray needs Ray: pip install "usi-engine[cluster]" (or pip install ray) '
                "on this machine and on every machine of the cluster")
 
 _STATE: dict[str, Any] = {}
+
+
+class RayConnectError(ValueError):
+    """Ray could not be started or reached at the address given (the message says which)."""
 
 
 def ray_available() -> bool:
@@ -59,8 +63,14 @@ class RayPool:
         self._ray = ray
         self._started = not ray.is_initialized()
         if self._started:
-            ray.init(address=address or None, include_dashboard=False, log_to_driver=False,
-                     configure_logging=False)
+            where = f"the Ray cluster at {address}" if address else "a local Ray"
+            try:
+                ray.init(address=address or None, include_dashboard=False, log_to_driver=False,
+                         configure_logging=False)
+            except Exception as exc:      # Ray raises ConnectionError, RuntimeError, ...
+                raise RayConnectError(f"--ray: cannot start or reach {where}: "
+                                      f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
+                                      ) from None
         self._remote = ray.remote(num_cpus=cpus_per_task, max_retries=max_retries)(_call)
         self._initializer, self._initargs = initializer, initargs
         self._init_ref = ray.put(initargs)

@@ -40,6 +40,7 @@ import numpy as np
 
 from usi_engine.core.packed import PSV_DTYPE, move_to_psv, pack
 from usi_engine.cluster.arguments import check_ray
+from usi_engine.cluster.ray_pool import RayConnectError
 from usi_engine.core.position import Position
 from usi_engine.training.data import SCORE_MATE, stored_cp, stored_mate, write_records
 from usi_engine.training.progress import clear_line, progress_line
@@ -387,6 +388,8 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"usi-engine gensfen: error: writing a batch failed: {exc}", file=sys.stderr)
         return 1
+    except RayConnectError as exc:               # --ray could not start or reach Ray
+        return fail(str(exc))
     print(f"positions {positions} games {games} seconds {seconds:.1f} "
           f"positions_per_s {positions / seconds if seconds > 0 else 0.0:.1f}")
     return 0

@@ -44,6 +44,7 @@ from typing import Callable
 import numpy as np
 
 from usi_engine.cluster.arguments import check_ray
+from usi_engine.cluster.ray_pool import RayConnectError
 from usi_engine.core.packed import decode_records
 from usi_engine.training.data import (SCORE_MATE, quiet, read_record_file, record_count,
                                       record_files, record_sfen, stored_cp, stored_mate,
@@ -430,6 +431,8 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"--engine {args.engine}: {exc}")
     try:
         summary = relabel_all(teacher, todo, config, args.workers, getattr(args, "ray", None))
+    except RayConnectError as exc:               # --ray could not start or reach Ray
+        return fail(str(exc))
     finally:
         teacher.close()
     summary.skipped_files = len(jobs) - len(todo)
