@@ -86,3 +86,13 @@ def test_we_read_the_book_yaneuraou_writes_from_ours(tmp_path):
                 ours.find(flip_sfen(after.sfen()), ignore_ply=True), (sfen, move)
             added += 1
     assert added > 0
+
+
+def test_yaneuraou_plays_from_our_apery_bin(tmp_path):
+    """Our .bin (Apery's format, keys from its mt19937_64 Zobrist table) is YaneuraOu's
+    book.bin: it finds the start position and plays one of our moves."""
+    from usi_engine.__main__ import main
+    assert main(["book", "convert", shipped_book_path(), str(tmp_path / "book.bin")]) == 0
+    ready, best = book_moves(str(tmp_path), "book.bin", [])
+    book = read_db(shipped_book_path())
+    assert best in {m.move for m in playable(book.find(START), 0, BookSettings())}
