@@ -186,3 +186,15 @@ def test_a_ray_that_cannot_be_reached_is_one_line_and_exit_2(monkeypatch, tmp_pa
                    "127.0.0.1:1") == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "cannot start or reach" in err
+
+
+def test_a_ray_address_nothing_listens_on_is_named_at_once(tmp_path, capsys):
+    pytest.importorskip("ray")
+    import socket
+    with socket.socket() as s:           # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    assert run_cli(str(RECORDS / "sample.ki2"), "--out", str(tmp_path), "--nodes", "100",
+                   "--ray", f"127.0.0.1:{port}") == 2
+    err = capsys.readouterr().err
+    assert f"cannot reach the Ray cluster at 127.0.0.1:{port}" in err

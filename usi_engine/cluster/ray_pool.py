@@ -20,6 +20,7 @@ what ``ray.init(address=...)`` takes: ``auto`` (the cluster this machine belongs
 """
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -33,6 +34,20 @@ _STATE: dict[str, Any] = {}
 
 class RayConnectError(ValueError):
     """Ray could not be started or reached at the address given (the message says which)."""
+
+
+def unreachable(address: str) -> str | None:
+    """Why ``HOST:PORT`` (or ``ray://HOST:PORT``) takes no TCP connection within 10 s,
+    or None when it does or the address is not of that form (``auto``): Ray itself
+    would retry an unreachable head for minutes before it says so."""
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit() or not host:
+        return None
+    try:
+        socket.create_connection((host, int(port)), timeout=10).close()
+    except OSError as exc:
+        return exc.strerror or str(exc) or type(exc).__name__
+    return None
 
 
 def ray_available() -> bool:
@@ -64,6 +79,9 @@ class RayPool:
         self._started = not ray.is_initialized()
         if self._started:
             where = f"the Ray cluster at {address}" if address else "a local Ray"
+            problem = unreachable(address) if address else None
+            if problem:
+                raise RayConnectError(f"--ray: cannot reach {where}: {problem}")
             try:
                 ray.init(address=address or None, include_dashboard=False, log_to_driver=False,
                          configure_logging=False)
