@@ -11,6 +11,7 @@ COMMANDS = {
     "nps": "bench.speed.nps_bench",
     "threads": "bench.speed.threads_bench",
     "memory": "bench.speed.memory_bench",
+    "eval-speed": "bench.speed.eval_speed",
     # strength
     "match": "bench.strength.match",
     "ab": "bench.strength.ab_match",

@@ -5,7 +5,7 @@
 # and mirrored left-right when the king stands on files 6-9, so 45 king squares index
 # the weight table.  The score is the black king's sum minus the white king's sum.
 # A search keeps both sums per ply (KPAcc) and updates them move by move.
-from libc.stdint cimport int16_t, int32_t
+from libc.stdint cimport int8_t, int16_t, int32_t
 from usi_engine.core.position cimport Pos
 
 cdef enum:
@@ -19,27 +19,49 @@ cdef enum:
     KP_MAX_ACTIVE = 80           # features of one view at most (39 on board, 38 in hand)
     # The optional network on top of the table (see usi_engine.training.learn_net): each king's
     # accumulator b1 + sum of W1[f] over its view's features, NET_QA standing for 1.0.
+    # Two heads read the accumulators: the square head (kpnn.bin: NET_HIDDEN wide, the
+    # output sum of w * clip(acc, 0, 1)^2) and the layered head (LAYER_1 and LAYER_2
+    # clipped-ReLU layers of int8 weights over both accumulators, up to NET_MAX_HIDDEN
+    # wide each; the integer kernels are eval/nnue_simd.h's, AVX2 where the CPU has it).
     NET_HIDDEN = 32
+    NET_MAX_HIDDEN = 256
     NET_QA = 127
     NET_QB = 64                  # output weights are in 1/64 cp per unit of x^2
+    LAYER_1 = 32
+    LAYER_2 = 32
+    LAYER_SHIFT = 6              # a layer's int8 weights are in 1/64 (its sums >> 6)
+    LAYER_OUT_DIV = 16           # the layered head's output is in 1/16 cp
+    HEAD_NONE = 0                # the KP table alone
+    HEAD_SQUARE = 1
+    HEAD_LAYERS = 2
 
 cdef struct KPAcc:
     int32_t sum[2]               # by king colour; a missing king's view sums to 0
-    int16_t acc[2][NET_HIDDEN]   # the network's accumulators (unused without one)
+    int16_t acc[2][NET_MAX_HIDDEN]   # the network's accumulators, `hidden` used
 
 cdef struct KPNet:
     const int16_t* kp            # the KP table, KP_WEIGHTS values in 1/KP_SCALE cp
-    const int16_t* ft            # W1, KP_WEIGHTS rows of NET_HIDDEN; NULL: the table alone
-    const int16_t* ft_bias       # b1, NET_HIDDEN values
-    const int16_t* out_w         # the side to move's king's NET_HIDDEN, then the other's
-    int32_t out_bias             # in 1/NET_QB cp
+    int head                     # HEAD_NONE, HEAD_SQUARE or HEAD_LAYERS
+    int hidden                   # the accumulators' width (0 with HEAD_NONE)
+    const int16_t* ft            # W1, KP_WEIGHTS rows of `hidden`; NULL: the table alone
+    const int16_t* ft_bias       # b1, `hidden` values
+    const int16_t* out_w         # square head: the side to move's king's NET_HIDDEN, then
+    int32_t out_bias             # the other's; the bias in 1/NET_QB cp
+    const int8_t* l1_w           # layered head: LAYER_1 rows of 2 x hidden (the side to
+    const int32_t* l1_b          # move's accumulator first), then LAYER_2 rows of
+    const int8_t* l2_w           # LAYER_1, then LAYER_2 output weights; biases in the
+    const int32_t* l2_b          # units of the sums they join
+    const int8_t* l3_w
+    int32_t l3_b
 
 cdef void kp_refresh(const Pos* p, const KPNet* net, KPAcc* acc) noexcept nogil
 cdef void kp_update(const Pos* p, const KPNet* net, const KPAcc* parent,
                     KPAcc* child) noexcept nogil
+cdef void kp_copy(const KPNet* net, const KPAcc* src, KPAcc* dst) noexcept nogil
 cdef int kp_value(const Pos* p, const KPNet* net, const KPAcc* acc) noexcept nogil
 
 
 cdef class Network:
     cdef KPNet net               # points into arrays, which never change
     cdef readonly dict arrays
+    cdef void _point(self, int hidden, int out_bias)

@@ -15,23 +15,41 @@ SCALE: int
 MAX_ACTIVE: int
 HAND_SLOTS: int
 HIDDEN: int
+MAX_HIDDEN: int
 QA: int
 QB: int
+LAYER1: int
+LAYER2: int
+LAYER_SHIFT_BITS: int
+OUT_DIV: int
+
+def simd() -> str:
+    """The network's integer kernels: "avx2" or "portable"."""
+def use_avx2(want: bool) -> str:
+    """AVX2 kernels if `want` and the CPU has them, else portable; returns simd()."""
 
 class Network:
     """A KP table and, optionally, the network on top of it; a Searcher searches with
     the Network it is given (Searcher.set_evaluation)."""
     def __init__(self, weights: npt.NDArray[np.int16], first: npt.NDArray[np.int16] | None = None,
                  first_bias: npt.NDArray[np.int16] | None = None,
-                 out: npt.NDArray[np.int16] | None = None, out_bias: int = 0) -> None: ...
+                 out: npt.NDArray[np.int16] | None = None, out_bias: int = 0,
+                 layers: tuple[npt.NDArray[np.int8], npt.NDArray[np.int32], npt.NDArray[np.int8],
+                               npt.NDArray[np.int32], npt.NDArray[np.int8], int] | None = None
+                 ) -> None: ...
     @property
     def has_net(self) -> bool: ...
+    @property
+    def head(self) -> str:
+        """"table", "square" or "layers"."""
+    @property
+    def hidden(self) -> int: ...
     @property
     def out_bias(self) -> int: ...
     def table(self) -> npt.NDArray[np.int16]:
         """A copy of the KP table."""
     def array(self, name: str) -> npt.NDArray[np.int16]:
-        """A copy of one part: "kp", "first", "first_bias", "out"."""
+        """A copy of one part: "kp", "first", "first_bias", "out" or the layers'."""
     def evaluate(self, sfen: str) -> int:
         """The score (cp, side to move) of a position, from scratch."""
     def incremental_check(self, sfen: str, plies: int, seed: int) -> dict[str, int]:

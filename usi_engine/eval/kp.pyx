@@ -16,10 +16,13 @@ colour-symmetric by construction).  A move changes a few features of each view, 
 search updates both sums per ply (`kp_update`); only a king move recomputes that
 king's view (`kp_refresh`).
 
-Optionally a small network sits on top of the table (`Network(..., first=...)`): each king's view
-also has an accumulator of NET_HIDDEN int16, the first layer's bias plus one row per
-active feature, updated by the same few rows per move as the sums; the network adds
-sum of w * clip(acc, 0, 1)^2 over both accumulators (the side to move's first).
+Optionally a network sits on top of the table (`Network(..., first=...)`): each king's
+view also has an accumulator of `hidden` int16, the first layer's bias plus one row per
+active feature, updated by the same few rows per move as the sums (the kernels of
+eval/nnue_simd.h, AVX2 where the CPU has it).  The square head (kpnn.bin, 32 wide)
+adds sum of w * clip(acc, 0, 1)^2 over both accumulators (the side to move's first);
+the layered head (NNUE-style, up to 256 wide) feeds both clipped accumulators through
+two int8 layers of 32 clipped-ReLU units to one output.
 
 The weight file formats and the training live in `usi_engine.eval.weights`,
 `usi_engine.training.learn` and `usi_engine.training.learn_net`; this module holds what runs in the search.
@@ -33,7 +36,7 @@ The weight file formats and the training live in `usi_engine.eval.weights`,
 cimport cython
 import numpy as np
 
-from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint32_t
+from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint32_t
 from libc.string cimport memcmp, memcpy, memset
 from usi_engine.core.types cimport *
 from usi_engine.core.bitboard cimport *
@@ -42,6 +45,18 @@ from usi_engine.core.position cimport (Pos, Position, hand_count, pos_do_move, p
 from usi_engine.core.movegen cimport generate, GEN_LEGAL
 from usi_engine.eval.walk cimport random_walk, WALK_MAX_PLIES
 from libc.stdlib cimport malloc, free
+
+
+cdef extern from "nnue_simd.h" nogil:
+    enum: NNUE_MAX_ROWS
+    void nnue_update(int16_t* dst, const int16_t* src, const int16_t** adds, int n_add,
+                     const int16_t** subs, int n_sub, int n)
+    void nnue_clip(const int16_t* v, int n, uint8_t* y)
+    void nnue_affine(const uint8_t* x, int n, const int8_t* w, const int32_t* bias, int m,
+                     int32_t* out)
+    int nnue_simd_select(int want_avx2)
+    int nnue_cpu_has_avx2()
+    int nnue_simd_avx2
 
 init_tables()
 
@@ -52,8 +67,29 @@ SCALE = KP_SCALE
 MAX_ACTIVE = KP_MAX_ACTIVE
 HAND_SLOTS = KP_HAND_SLOTS
 HIDDEN = NET_HIDDEN
+MAX_HIDDEN = NET_MAX_HIDDEN
 QA = NET_QA
 QB = NET_QB
+LAYER1 = LAYER_1
+LAYER2 = LAYER_2
+LAYER_SHIFT_BITS = LAYER_SHIFT
+OUT_DIV = LAYER_OUT_DIV
+
+nnue_simd_select(1)
+
+
+def simd() -> str:
+    """Which integer kernels the network runs on: "avx2" (chosen at import where the
+    CPU and the OS support it) or "portable"."""
+    return "avx2" if nnue_simd_avx2 else "portable"
+
+
+def use_avx2(want: bool) -> str:
+    """Choose the kernels: AVX2 if `want` and the CPU has it, else the portable C (both
+    give the same integers; the tests compare them).  Returns `simd()`.  Not while a
+    search runs."""
+    nnue_simd_select(1 if want else 0)
+    return simd()
 
 # VIEW_SQ[c][m][sq]: sq as king colour c sees it (turned round for white), mirrored
 # left-right when m.  KING_MIRROR[c][k]: whether a king of colour c on k mirrors.
@@ -140,31 +176,48 @@ cdef int _view_features(const uint8_t* board, const uint8_t* hands, int viewer, 
     return n
 
 
-cdef inline void _feature(const KPNet* net, int index, int sign, int32_t* s,
-                          int16_t* acc) noexcept nogil:
-    """Add (sign 1) or take away (sign -1) the feature at global index to one view's
-    sum and, with a network, its accumulator (a row of NET_HIDDEN int16: vectorised)."""
-    cdef const int16_t* row
-    cdef int i
-    s[0] += sign * net.kp[index]
-    if net.ft != NULL:
-        row = net.ft + <Py_ssize_t>index * NET_HIDDEN
-        if sign > 0:
-            for i in range(NET_HIDDEN):
-                acc[i] = <int16_t>(acc[i] + row[i])
-        else:
-            for i in range(NET_HIDDEN):
-                acc[i] = <int16_t>(acc[i] - row[i])
+# What one view's features changed by: the KP sum's change and the first layer's rows
+# to add and to take away (a move changes at most two of each).
+cdef struct _Delta:
+    int32_t ds
+    int n_add
+    int n_sub
+    const int16_t* adds[NNUE_MAX_ROWS]
+    const int16_t* subs[NNUE_MAX_ROWS]
+
+
+cdef inline void _change(const KPNet* net, _Delta* d, int index, int sign) noexcept nogil:
+    """Feature `index` (a global weight index) comes in (sign 1) or goes (sign -1)."""
+    d.ds += sign * net.kp[index]
+    if net.ft == NULL:
+        return
+    if sign > 0:
+        d.adds[d.n_add] = net.ft + <Py_ssize_t>index * net.hidden
+        d.n_add += 1
+    else:
+        d.subs[d.n_sub] = net.ft + <Py_ssize_t>index * net.hidden
+        d.n_sub += 1
+
+
+cdef inline void _flush(const KPNet* net, _Delta* d, int16_t* acc) noexcept nogil:
+    """Add the rows gathered so far to acc in place (nnue_simd.h), and forget them."""
+    if net.ft != NULL and d.n_add + d.n_sub:
+        nnue_update(acc, acc, d.adds, d.n_add, d.subs, d.n_sub, net.hidden)
+    d.n_add = 0
+    d.n_sub = 0
 
 
 cdef void _view_refresh(const Pos* p, const KPNet* net, int viewer, KPAcc* out) noexcept nogil:
     """One king's sum and accumulator from scratch (0 when that king is absent)."""
     cdef int king = p.king_sq[viewer]
     cdef int16_t* acc = out.acc[viewer]
-    cdef int32_t s = 0
+    cdef _Delta d
     cdef int i
+    d.ds = 0
+    d.n_add = 0
+    d.n_sub = 0
     if net.ft != NULL:
-        for i in range(NET_HIDDEN):
+        for i in range(net.hidden):
             acc[i] = net.ft_bias[i] if king >= 0 else 0
     out.sum[viewer] = 0
     if king < 0:
@@ -177,19 +230,33 @@ cdef void _view_refresh(const Pos* p, const KPNet* net, int viewer, KPAcc* out) 
         sq = bb_pop(&b)
         pc = p.board[sq]
         if KIND[viewer][pc] >= 0:
-            _feature(net, base + _board_feature(viewer, mirror, pc, sq), 1, &s, acc)
+            _change(net, &d, base + _board_feature(viewer, mirror, pc, sq), 1)
+            if d.n_add == NNUE_MAX_ROWS:
+                _flush(net, &d, acc)
     for owner in range(2):
         for pt in range(PAWN, KING):
             n = hand_count(p.hand[owner], pt)
             first = base + _hand_feature(viewer, owner, pt, 0)
             for i in range(n):
-                _feature(net, first + i, 1, &s, acc)
-    out.sum[viewer] = s
+                _change(net, &d, first + i, 1)
+                if d.n_add == NNUE_MAX_ROWS:
+                    _flush(net, &d, acc)
+    _flush(net, &d, acc)
+    out.sum[viewer] = d.ds
 
 
 cdef void kp_refresh(const Pos* p, const KPNet* net, KPAcc* acc) noexcept nogil:
     _view_refresh(p, net, BLACK, acc)
     _view_refresh(p, net, WHITE, acc)
+
+
+cdef void kp_copy(const KPNet* net, const KPAcc* src, KPAcc* dst) noexcept nogil:
+    """dst = src, as far as the network uses it (a null move changes no feature)."""
+    dst.sum[0] = src.sum[0]
+    dst.sum[1] = src.sum[1]
+    if net.ft != NULL:
+        memcpy(dst.acc[0], src.acc[0], net.hidden * sizeof(int16_t))
+        memcpy(dst.acc[1], src.acc[1], net.hidden * sizeof(int16_t))
 
 
 cdef void kp_update(const Pos* p, const KPNet* net, const KPAcc* parent,
@@ -201,8 +268,7 @@ cdef void kp_update(const Pos* p, const KPNet* net, const KPAcc* parent,
     cdef int to = move_to(m)
     cdef int after = p.board[to]
     cdef int before, frm, pt, n, viewer, king, mirror, base
-    cdef int16_t* acc
-    cdef int32_t s
+    cdef _Delta d
     for viewer in range(2):
         king = p.king_sq[viewer]
         if king < 0 or (viewer == us and piece_type(after) == KING):
@@ -210,34 +276,35 @@ cdef void kp_update(const Pos* p, const KPNet* net, const KPAcc* parent,
             continue
         mirror = KING_MIRROR[viewer][king]
         base = VIEW_SQ[viewer][mirror][king] * KP_FEATURES
-        acc = child.acc[viewer]
-        if net.ft != NULL:
-            memcpy(acc, parent.acc[viewer], NET_HIDDEN * sizeof(int16_t))
-        s = parent.sum[viewer]
-        _feature(net, base + _board_feature(viewer, mirror, after, to), 1, &s, acc)
+        d.ds = 0
+        d.n_add = 0
+        d.n_sub = 0
+        _change(net, &d, base + _board_feature(viewer, mirror, after, to), 1)
         if move_is_drop(m):
             pt = move_from(m) - MOVE_DROP_BASE
             n = hand_count(p.hand[us], pt)          # the dropped one was the (n+1)-th
-            _feature(net, base + _hand_feature(viewer, us, pt, n), -1, &s, acc)
+            _change(net, &d, base + _hand_feature(viewer, us, pt, n), -1)
         else:
             frm = move_from(m)
             before = after - PROMOTED if move_is_promotion(m) else after
-            _feature(net, base + _board_feature(viewer, mirror, before, frm), -1, &s, acc)
+            _change(net, &d, base + _board_feature(viewer, mirror, before, frm), -1)
             if captured != EMPTY:
-                _feature(net, base + _board_feature(viewer, mirror, captured, to), -1, &s, acc)
+                _change(net, &d, base + _board_feature(viewer, mirror, captured, to), -1)
                 pt = unpromoted(piece_type(captured))
                 n = hand_count(p.hand[us], pt)      # the captured one is the n-th
-                _feature(net, base + _hand_feature(viewer, us, pt, n - 1), 1, &s, acc)
-        child.sum[viewer] = s
+                _change(net, &d, base + _hand_feature(viewer, us, pt, n - 1), 1)
+        child.sum[viewer] = parent.sum[viewer] + d.ds
+        if net.ft != NULL:
+            nnue_update(child.acc[viewer], parent.acc[viewer], d.adds, d.n_add, d.subs,
+                        d.n_sub, net.hidden)
 
 
 @cython.cdivision(True)
-cdef int _net_output(const KPNet* net, const int16_t* mine, const int16_t* theirs) noexcept nogil:
-    """The network's term in centipawns for the side whose accumulator is `mine`:
+cdef int _square_output(const KPNet* net, const int16_t* mine, const int16_t* theirs) noexcept nogil:
+    """The square head's term in centipawns for the side whose accumulator is `mine`:
     sum of out_w * clip(acc, 0, QA)^2 over both, plus the bias, in int64 (no overflow
     whatever the weights), rounded towards zero."""
     cdef int64_t total = <int64_t>net.out_bias * (NET_QA * NET_QA)
-    cdef int32_t part = 0
     cdef int i, x
     for i in range(NET_HIDDEN):
         x = mine[i]
@@ -249,14 +316,48 @@ cdef int _net_output(const KPNet* net, const int16_t* mine, const int16_t* their
     return <int>(total // (NET_QA * NET_QA * NET_QB))
 
 
+cdef inline uint8_t _clipped(int32_t v) noexcept nogil:
+    """A layer's sum as the next layer's input: v / 2^LAYER_SHIFT clipped to 0..127."""
+    if v <= 0:
+        return 0
+    v = v >> LAYER_SHIFT
+    return <uint8_t>(127 if v > 127 else v)
+
+
+@cython.cdivision(True)
+cdef int _layers_output(const KPNet* net, const int16_t* mine, const int16_t* theirs) noexcept nogil:
+    """The layered head's term in centipawns for the side whose accumulator is `mine`:
+    both accumulators clipped to 0..127, then two int8 layers with clipped ReLU, then
+    the output, in 1/LAYER_OUT_DIV cp (rounded towards zero)."""
+    cdef uint8_t x[2 * NET_MAX_HIDDEN]
+    cdef int32_t y1[LAYER_1]
+    cdef int32_t y2[LAYER_2]
+    cdef uint8_t h1[LAYER_1]
+    cdef uint8_t h2[LAYER_2]
+    cdef int h = net.hidden, j
+    cdef int32_t o = net.l3_b
+    nnue_clip(mine, h, x)
+    nnue_clip(theirs, h, &x[h])
+    nnue_affine(x, 2 * h, net.l1_w, net.l1_b, LAYER_1, y1)
+    for j in range(LAYER_1):
+        h1[j] = _clipped(y1[j])
+    nnue_affine(h1, LAYER_1, net.l2_w, net.l2_b, LAYER_2, y2)
+    for j in range(LAYER_2):
+        h2[j] = _clipped(y2[j])
+        o += <int32_t>h2[j] * net.l3_w[j]
+    return o // LAYER_OUT_DIV
+
+
 @cython.cdivision(True)
 cdef int kp_value(const Pos* p, const KPNet* net, const KPAcc* acc) noexcept nogil:
     """Centipawns for the side to move (C division: rounded towards zero, so that a
     position and its colour-flipped twin score exactly opposite)."""
     cdef int32_t s = acc.sum[BLACK] - acc.sum[WHITE]
     cdef int v = (s if p.side == BLACK else -s) // KP_SCALE
-    if net.ft != NULL:
-        v += _net_output(net, acc.acc[p.side], acc.acc[p.side ^ 1])
+    if net.head == HEAD_SQUARE:
+        v += _square_output(net, acc.acc[p.side], acc.acc[p.side ^ 1])
+    elif net.head == HEAD_LAYERS:
+        v += _layers_output(net, acc.acc[p.side], acc.acc[p.side ^ 1])
     return v
 
 
@@ -269,14 +370,40 @@ def _int16(values, count: int, what: str) -> np.ndarray:
     return arr
 
 
+def _int8(values, count: int, what: str) -> np.ndarray:
+    arr = np.ascontiguousarray(values).reshape(-1)
+    if arr.shape[0] != count:
+        raise ValueError(f"{what} has {count} values, not {arr.shape[0]}")
+    if arr.size and (arr.min() < -128 or arr.max() > 127):
+        raise ValueError(f"{what}: int8 values only (-128..127)")
+    return arr.astype(np.int8).copy()
+
+
+def _int32(values, count: int, what: str) -> np.ndarray:
+    arr = np.ascontiguousarray(values, dtype=np.int64).reshape(-1)
+    if arr.shape[0] != count:
+        raise ValueError(f"{what} has {count} values, not {arr.shape[0]}")
+    return arr.astype(np.int32).copy()
+
+
 cdef class Network:
     """Weights of the learned evaluation: a KP table (WEIGHT_COUNT int16 in 1/8 cp)
-    and, when `first` is given, the network on top of it: first layer int16
-    [WEIGHT_COUNT, HIDDEN] (QA is 1.0), its bias [HIDDEN], the output weights
-    [2 * HIDDEN] in 1/QB cp (the side to move's king's half first) and the output
-    bias in 1/QB cp.  A `Searcher` searches with the Network it is given
-    (`Searcher.set_evaluation`); the arrays are copied and never change, so one
-    Network may serve several searchers at once.
+    and, when `first` is given, the network on top of it, whose first layer int16
+    [WEIGHT_COUNT, hidden] (QA is 1.0) and bias [hidden] make both kings'
+    accumulators.  Then one of two heads:
+
+    - the square head (`out`, `out_bias`; hidden = HIDDEN): the output weights [2 *
+      HIDDEN] in 1/QB cp per unit of clip(acc)^2, the side to move's king's half first,
+      and the bias in 1/QB cp;
+    - the layered head (`layers` = (l1_w, l1_b, l2_w, l2_b, l3_w, l3_b); hidden a
+      multiple of 32 up to MAX_HIDDEN): both accumulators clipped to 0..127 (the side
+      to move's first) into LAYER1 int8 rows of 2 x hidden with int32 biases, each
+      sum >> LAYER_SHIFT_BITS clipped to 0..127, LAYER2 int8 rows of LAYER1 likewise,
+      then LAYER2 int8 output weights and an int32 bias, in 1/OUT_DIV cp.
+
+    A `Searcher` searches with the Network it is given (`Searcher.set_evaluation`);
+    the arrays are copied and never change, so one Network may serve several searchers
+    at once.
 
     >>> import numpy as np
     >>> net = Network(np.zeros(WEIGHT_COUNT, dtype=np.int16))
@@ -284,36 +411,89 @@ cdef class Network:
     0
     """
 
-    def __init__(self, weights, first=None, first_bias=None, out=None, int out_bias=0):
-        cdef const int16_t[::1] kv, fv, bv, ov
+    def __init__(self, weights, first=None, first_bias=None, out=None, int out_bias=0,
+                 layers=None):
         arrays = {"kp": _int16(weights, KP_WEIGHTS, "a KP table")}
+        hidden = 0
         if first is not None:
-            if first_bias is None or out is None:
-                raise ValueError("a network needs its first layer, its bias and its output")
-            arrays["first"] = _int16(first, KP_WEIGHTS * NET_HIDDEN, "the first layer")
-            arrays["first_bias"] = _int16(first_bias, NET_HIDDEN, "the first layer's bias")
-            arrays["out"] = _int16(out, 2 * NET_HIDDEN, "the output layer")
+            if first_bias is None or (out is None) == (layers is None):
+                raise ValueError("a network needs its first layer, its bias and one head "
+                                 "(out, or layers)")
+            size = np.asarray(first).size
+            hidden = size // KP_WEIGHTS
+            if layers is None and hidden != NET_HIDDEN:
+                raise ValueError(f"the square head needs a first layer of width {NET_HIDDEN}")
+            if (hidden * KP_WEIGHTS != size or hidden % 32 or not 0 < hidden <= NET_MAX_HIDDEN):
+                raise ValueError(f"the first layer's width must be a multiple of 32 up to "
+                                 f"{NET_MAX_HIDDEN} (it has {size} values)")
+            arrays["first"] = _int16(first, KP_WEIGHTS * hidden, "the first layer")
+            arrays["first_bias"] = _int16(first_bias, hidden, "the first layer's bias")
+            if layers is None:
+                arrays["out"] = _int16(out, 2 * NET_HIDDEN, "the output layer")
+            else:
+                if len(layers) != 6:
+                    raise ValueError("layers: (l1_w, l1_b, l2_w, l2_b, l3_w, l3_b)")
+                arrays["l1_w"] = _int8(layers[0], LAYER_1 * 2 * hidden, "l1_w")
+                arrays["l1_b"] = _int32(layers[1], LAYER_1, "l1_b")
+                arrays["l2_w"] = _int8(layers[2], LAYER_2 * LAYER_1, "l2_w")
+                arrays["l2_b"] = _int32(layers[3], LAYER_2, "l2_b")
+                arrays["l3_w"] = _int8(layers[4], LAYER_2, "l3_w")
+                arrays["l3_b"] = _int32([int(layers[5])], 1, "l3_b")
         for array in arrays.values():
             array.flags.writeable = False
-        kv = arrays["kp"]
-        self.net.kp = &kv[0]
-        self.net.ft = NULL
-        self.net.ft_bias = NULL
-        self.net.out_w = NULL
-        self.net.out_bias = out_bias
-        if first is not None:
-            fv = arrays["first"]
-            bv = arrays["first_bias"]
-            ov = arrays["out"]
-            self.net.ft = &fv[0]
-            self.net.ft_bias = &bv[0]
-            self.net.out_w = &ov[0]
         self.arrays = arrays
+        self._point(hidden, out_bias)
+
+    cdef void _point(self, int hidden, int out_bias):
+        """Aim the C view (self.net) at the arrays."""
+        cdef const int16_t[::1] v16
+        cdef const int8_t[::1] v8
+        cdef const int32_t[::1] v32
+        arrays = self.arrays
+        memset(&self.net, 0, sizeof(KPNet))
+        v16 = arrays["kp"]
+        self.net.kp = &v16[0]
+        self.net.head = HEAD_NONE
+        self.net.hidden = hidden
+        if "first" not in arrays:
+            return
+        v16 = arrays["first"]
+        self.net.ft = &v16[0]
+        v16 = arrays["first_bias"]
+        self.net.ft_bias = &v16[0]
+        if "out" in arrays:
+            self.net.head = HEAD_SQUARE
+            v16 = arrays["out"]
+            self.net.out_w = &v16[0]
+            self.net.out_bias = out_bias
+            return
+        self.net.head = HEAD_LAYERS
+        v8 = arrays["l1_w"]
+        self.net.l1_w = &v8[0]
+        v32 = arrays["l1_b"]
+        self.net.l1_b = &v32[0]
+        v8 = arrays["l2_w"]
+        self.net.l2_w = &v8[0]
+        v32 = arrays["l2_b"]
+        self.net.l2_b = &v32[0]
+        v8 = arrays["l3_w"]
+        self.net.l3_w = &v8[0]
+        self.net.l3_b = arrays["l3_b"][0]
 
     @property
     def has_net(self) -> bool:
-        """Whether the weights include the network on top of the table."""
+        """Whether the weights include a network on top of the table."""
         return self.net.ft != NULL
+
+    @property
+    def head(self) -> str:
+        """"table" (the KP table alone), "square" or "layers"."""
+        return ("table", "square", "layers")[self.net.head]
+
+    @property
+    def hidden(self) -> int:
+        """The accumulators' width (0 for the table alone)."""
+        return self.net.hidden
 
     @property
     def out_bias(self) -> int:
@@ -325,7 +505,8 @@ cdef class Network:
         return self.arrays["kp"].copy()
 
     def array(self, name: str) -> np.ndarray:
-        """A copy of one part: "kp", and with a network "first", "first_bias", "out"."""
+        """A copy of one part: "kp", and with a network "first", "first_bias", then
+        "out" (square head) or "l1_w", "l1_b", "l2_w", "l2_b", "l3_w", "l3_b"."""
         return self.arrays[name].copy()
 
     def evaluate(self, str sfen) -> int:
@@ -400,8 +581,10 @@ cdef bint _walk_agrees(void* sums, const Pos* p, int ply) noexcept nogil:
     cdef _WalkSums* s = <_WalkSums*>sums
     cdef KPAcc fresh
     kp_refresh(p, s.net, &fresh)
+    cdef size_t width = s.net.hidden * sizeof(int16_t)
     return (fresh.sum[0] == s.acc[ply].sum[0] and fresh.sum[1] == s.acc[ply].sum[1]
-            and (s.net.ft == NULL or memcmp(fresh.acc, s.acc[ply].acc, sizeof(fresh.acc)) == 0))
+            and (s.net.ft == NULL or (memcmp(fresh.acc[0], s.acc[ply].acc[0], width) == 0
+                                      and memcmp(fresh.acc[1], s.acc[ply].acc[1], width) == 0)))
 
 
 cdef dict _incremental_check(const KPNet* net, str sfen, int plies, unsigned int seed):

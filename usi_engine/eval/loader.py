@@ -54,7 +54,7 @@ def shipped_network() -> kp.Network | None:
 
 def as_network(weights: eval_weights.NetWeights | object) -> kp.Network:
     """A weight file's contents (`eval_weights.read_any`) as a `kp.Network`."""
-    if isinstance(weights, eval_weights.NetWeights):
+    if isinstance(weights, (eval_weights.NetWeights, eval_weights.LayeredWeights)):
         return weights.network()
     return kp.Network(weights)
 

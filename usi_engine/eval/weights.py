@@ -9,6 +9,30 @@ A file is a 24-byte header and the table, all little-endian:
     crc32     uint32   of the table's bytes
     table     int16 x buckets * features
 
+A network file (`kpnn.bin`, magic b"USIEVNN1") adds the first layer and the square
+head (`read_net`, `write_net`); a layered network file (magic b"USIEVNN2", the
+NNUE-style head of `kp.Network(..., layers=...)`) is, all little-endian:
+
+    magic     8 bytes  b"USIEVNN2"
+    buckets   uint32   45
+    features  uint32   2263
+    scale     uint32   8
+    hidden    uint32   accumulator width (a multiple of 32, at most kp.MAX_HIDDEN)
+    layer1    uint32   32
+    layer2    uint32   32
+    shift     uint32   6 (a layer's sums >> 6 before the clip to 0..127)
+    out_div   uint32   16 (the output in 1/16 cp)
+    crc32     uint32   of everything after the header
+    kp        int16 x 45 * 2263              the KP table, 1/8 cp
+    first     int16 x 45 * 2263 * hidden     feature rows, 127 = 1.0
+    bias      int16 x hidden
+    l1_w      int8  x 32 * 2 * hidden        rows by output; inputs: the side to move's
+    l1_b      int32 x 32                     accumulator, then the other's
+    l2_w      int8  x 32 * 32
+    l2_b      int32 x 32
+    l3_w      int8  x 32
+    l3_b      int32
+
 A file that is missing, truncated, of another shape or whose checksum does not match
 is refused with `WeightFileError` saying which.
 
@@ -58,6 +82,104 @@ class NetWeights:
     def network(self) -> kp.Network:
         """These weights as the search takes them."""
         return kp.Network(self.kp, self.first, self.first_bias, self.out, self.out_bias)
+
+
+LAYERED_MAGIC = b"USIEVNN2"
+LAYERED_HEADER = struct.Struct("<8sIIIIIIIII")
+
+
+@dataclasses.dataclass
+class LayeredWeights:
+    """The KP table and the layered (NNUE-style) network on top of it."""
+    kp: np.ndarray          # int16 [WEIGHT_COUNT], 1/8 cp
+    first: np.ndarray       # int16 [WEIGHT_COUNT, hidden], 127 is 1.0
+    first_bias: np.ndarray  # int16 [hidden]
+    l1_w: np.ndarray        # int8 [LAYER1, 2 * hidden]
+    l1_b: np.ndarray        # int32 [LAYER1]
+    l2_w: np.ndarray        # int8 [LAYER2, LAYER1]
+    l2_b: np.ndarray        # int32 [LAYER2]
+    l3_w: np.ndarray        # int8 [LAYER2]
+    l3_b: int               # int32
+
+    @property
+    def hidden(self) -> int:
+        return int(self.first_bias.size)
+
+    def network(self) -> kp.Network:
+        """These weights as the search takes them."""
+        return kp.Network(self.kp, self.first, self.first_bias,
+                          layers=(self.l1_w, self.l1_b, self.l2_w, self.l2_b, self.l3_w,
+                                  self.l3_b))
+
+    def parts(self) -> list[tuple[np.ndarray, str]]:
+        """The arrays in file order, each with its little-endian dtype."""
+        return [(self.kp, "<i2"), (self.first, "<i2"), (self.first_bias, "<i2"),
+                (self.l1_w, "i1"), (self.l1_b, "<i4"), (self.l2_w, "i1"), (self.l2_b, "<i4"),
+                (self.l3_w, "i1"), (np.array([self.l3_b]), "<i4")]
+
+
+def _layered_shapes(hidden: int) -> list[tuple[int, ...]]:
+    w, l1, l2 = kp.WEIGHT_COUNT, kp.LAYER1, kp.LAYER2
+    return [(w,), (w, hidden), (hidden,), (l1, 2 * hidden), (l1,), (l2, l1), (l2,), (l2,), (1,)]
+
+
+def write_layered(path: str | os.PathLike, net: LayeredWeights) -> None:
+    """Write a layered network's weights, atomically (format in the module docstring)."""
+    hidden = net.hidden
+    if hidden % 32 or not 0 < hidden <= kp.MAX_HIDDEN:
+        raise ValueError(f"hidden width {hidden}: a multiple of 32 up to {kp.MAX_HIDDEN}")
+    payload = b""
+    for (array, dtype), shape in zip(net.parts(), _layered_shapes(hidden)):
+        array = np.asarray(array)
+        if array.size != int(np.prod(shape)) or np.dtype(dtype).kind != array.dtype.kind:
+            raise ValueError(f"expected {dtype} of shape {shape}, got {array.dtype}{list(array.shape)}")
+        payload += array.astype(dtype).tobytes()
+    header = LAYERED_HEADER.pack(LAYERED_MAGIC, kp.KING_BUCKETS, kp.FEATURES_PER_BUCKET,
+                                 kp.SCALE, hidden, kp.LAYER1, kp.LAYER2,
+                                 kp.LAYER_SHIFT_BITS, kp.OUT_DIV, zlib.crc32(payload))
+    tmp = Path(f"{path}.tmp")
+    tmp.write_bytes(header + payload)
+    os.replace(tmp, path)
+
+
+def read_layered(path: str | os.PathLike) -> LayeredWeights:
+    """The weights of a layered network file; `WeightFileError` if it cannot be used."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise WeightFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(data) < LAYERED_HEADER.size:
+        raise WeightFileError(f"{path}: truncated ({len(data)} bytes)")
+    magic, buckets, features, scale, hidden, l1, l2, shift, out_div, crc = \
+        LAYERED_HEADER.unpack_from(data)
+    if magic != LAYERED_MAGIC:
+        raise WeightFileError(f"{path}: not a layered network file (magic {magic!r})")
+    shape = (buckets, features, scale, l1, l2, shift, out_div)
+    wanted = (kp.KING_BUCKETS, kp.FEATURES_PER_BUCKET, kp.SCALE, kp.LAYER1, kp.LAYER2,
+              kp.LAYER_SHIFT_BITS, kp.OUT_DIV)
+    if shape != wanted or hidden % 32 or not 0 < hidden <= kp.MAX_HIDDEN:
+        raise WeightFileError(f"{path}: shape {shape} hidden {hidden}, expected {wanted} "
+                              f"(buckets, features, scale, layer1, layer2, shift, out_div) "
+                              f"and a hidden width that is a multiple of 32 up to {kp.MAX_HIDDEN}")
+    dtypes = ["<i2", "<i2", "<i2", "i1", "<i4", "i1", "<i4", "i1", "<i4"]
+    shapes = _layered_shapes(hidden)
+    sizes = [int(np.prod(s)) * np.dtype(d).itemsize for s, d in zip(shapes, dtypes)]
+    expected = LAYERED_HEADER.size + sum(sizes)
+    if len(data) != expected:
+        raise WeightFileError(f"{path}: {'truncated' if len(data) < expected else 'too long'} "
+                              f"({len(data)} bytes, expected {expected})")
+    payload = memoryview(data)[LAYERED_HEADER.size:]
+    if zlib.crc32(payload) != crc:
+        raise WeightFileError(f"{path}: checksum mismatch (damaged file)")
+    arrays: list[np.ndarray] = []
+    at = 0
+    for part_shape, dtype, size in zip(shapes, dtypes, sizes):
+        native = np.dtype(dtype).newbyteorder("=")
+        arrays.append(np.frombuffer(payload[at:at + size], dtype=dtype).astype(native)
+                      .reshape(part_shape))
+        at += size
+    return LayeredWeights(arrays[0], arrays[1], arrays[2], arrays[3], arrays[4], arrays[5],
+                          arrays[6], arrays[7], int(arrays[8][0]))
 
 
 def embedded_kp_path() -> Path:
@@ -150,13 +272,15 @@ def write_net(path: str | os.PathLike, net: NetWeights) -> None:
     os.replace(tmp, path)
 
 
-def read_any(path: str | os.PathLike) -> np.ndarray | NetWeights:
+def read_any(path: str | os.PathLike) -> np.ndarray | NetWeights | LayeredWeights:
     """A KP table or a network, whichever the file holds (by its magic)."""
     try:
         with open(path, "rb") as f:
             magic = f.read(8)
     except OSError as exc:
         raise WeightFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if magic == LAYERED_MAGIC:
+        return read_layered(path)
     return read_net(path) if magic == NET_MAGIC else read_weights(path)
 
 

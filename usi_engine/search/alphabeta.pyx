@@ -43,7 +43,7 @@ from usi_engine.core.position cimport (Pos, Position, in_check, pieces, state, p
 from usi_engine.core.movegen cimport (GEN_LEGAL, GEN_CAPTURES, generate, gives_check,
                                       drop_dominated, mate_in_one)
 from usi_engine.eval.handwritten cimport piece_value, hand_refresh, hand_update, hand_value
-from usi_engine.eval.kp cimport KPAcc, kp_refresh, kp_update, kp_value
+from usi_engine.eval.kp cimport KPAcc, kp_refresh, kp_update, kp_copy, kp_value
 from usi_engine.core.see cimport see_ge
 from usi_engine.search.history cimport (History, NO_PIECE_TO, CORR_BITS, CORR_LIMIT,
                                         quiet_score, history_cutoff, history_cont_bonus,
@@ -160,7 +160,8 @@ cdef inline void play_move(Context* c, int m, int ply) noexcept nogil:
 cdef inline void play_null(Context* c, int ply) noexcept nogil:
     pos_do_null(&c.pos)
     tt_prefetch(c.tt, position_key(&c.pos))
-    c.kp_acc[ply + 1] = c.kp_acc[ply]
+    if c.kp_net != NULL:
+        kp_copy(c.kp_net, &c.kp_acc[ply], &c.kp_acc[ply + 1])
     c.hand_sums[ply + 1] = c.hand_sums[ply]
 
 

@@ -1,0 +1,155 @@
+"""The layered (NNUE-style) network on the king-piece features: the engine's integers
+against a numpy model of the same arithmetic, incremental accumulators, the AVX2 and
+portable kernels, symmetry, its weight file, and a search with it."""
+import numpy as np
+import pytest
+
+from usi_engine.core.position import Position
+from usi_engine.eval import kp
+from usi_engine.eval import weights as eval_weights
+from usi_engine.eval.loader import EvalLoader
+
+from bench.speed.eval_speed import random_layered
+from test_kp import STARTPOS, DROPS, _arrays, _random_positions
+from test_kp import test_score_is_the_same_for_the_position_turned_round as _turned_round
+
+
+def _toward_zero(numerator: int, divisor: int) -> int:
+    return abs(numerator) // divisor * (1 if numerator >= 0 else -1)
+
+
+def _wrap16(values: np.ndarray) -> np.ndarray:
+    return ((values + 32768) % 65536) - 32768
+
+
+def _layer(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
+    y = b.astype(np.int64) + w.astype(np.int64) @ x.astype(np.int64)
+    return np.where(y <= 0, 0, np.minimum(y >> kp.LAYER_SHIFT_BITS, 127))
+
+
+def reference_scores(weights: eval_weights.LayeredWeights, positions: list[Position]) -> list[int]:
+    """The engine's arithmetic, written again in numpy from the feature indices."""
+    features = kp.features(*_arrays(positions))
+    table = np.append(weights.kp.astype(np.int64), 0)
+    rows = np.vstack([weights.first.astype(np.int64), np.zeros((1, weights.hidden), np.int64)])
+    scores = []
+    for i, pos in enumerate(positions):
+        sums = [int(table[features[i, v]].sum()) for v in (0, 1)]
+        accs = [_wrap16(weights.first_bias.astype(np.int64) + rows[features[i, v]].sum(axis=0))
+                for v in (0, 1)]
+        us = pos.turn
+        total = (sums[0] - sums[1]) * (1 if us == 0 else -1)
+        x = np.concatenate([np.clip(accs[us], 0, 127), np.clip(accs[1 - us], 0, 127)])
+        h1 = _layer(x, weights.l1_w, weights.l1_b)
+        h2 = _layer(h1, weights.l2_w, weights.l2_b)
+        out = weights.l3_b + int(weights.l3_w.astype(np.int64) @ h2)
+        scores.append(_toward_zero(total, kp.SCALE) + _toward_zero(out, kp.OUT_DIV))
+    return scores
+
+
+@pytest.fixture(scope="module")
+def layered64():
+    return random_layered(64)
+
+
+@pytest.mark.parametrize("hidden", [64, 256])
+def test_the_engine_scores_as_the_numpy_model_of_its_arithmetic(hidden):
+    weights = random_layered(hidden, seed=hidden)
+    net = weights.network()
+    positions = _random_positions(120, hidden)
+    scores = [net.evaluate(p.sfen()) for p in positions]
+    assert scores == reference_scores(weights, positions)
+    assert len(set(scores)) > 60      # the layers are not all clipped
+
+
+def test_incremental_accumulators_equal_accumulators_from_scratch(layered64):
+    net = layered64.network()
+    mismatches = checks = 0
+    for seed in range(3):
+        for sfen in (STARTPOS, DROPS):
+            result = net.incremental_check(sfen, 600, seed)
+            mismatches += result["mismatches"]
+            checks += result["checks"]
+    assert checks >= 3000 and mismatches == 0
+
+
+@pytest.mark.skipif(kp.use_avx2(True) != "avx2", reason="this CPU has no AVX2")
+def test_the_avx2_and_the_portable_kernels_give_the_same_scores(layered64):
+    net = layered64.network()
+    positions = [p.sfen() for p in _random_positions(150, 21)]
+    try:
+        assert kp.use_avx2(True) == "avx2"
+        fast = [net.evaluate(s) for s in positions]
+        assert kp.use_avx2(False) == "portable"
+        assert [net.evaluate(s) for s in positions] == fast
+    finally:
+        kp.use_avx2(True)
+
+
+def test_a_search_with_either_kernel_visits_the_same_tree(layered64):
+    from usi_engine.search import Searcher
+    sfen = "ln1gkg3/1r1s1p3/ppppps+B+R1/8p/9/P1P1P4/1P1Pg2+bP/4G2+n1/LN2K4 w 2L5P2sn 64"
+    results = []
+    try:
+        for avx2 in (True, False):
+            kp.use_avx2(avx2)
+            searcher = Searcher()
+            searcher.set_evaluation(layered64.network())
+            result = searcher.search(Position(sfen), depth=7)
+            results.append((result.nodes, result.best, result.score_cp))
+    finally:
+        kp.use_avx2(True)
+    assert results[0] == results[1] and results[0][0] > 1000
+
+
+def test_the_layered_network_scores_the_position_turned_round_the_same(layered64):
+    _turned_round(layered64.network())
+
+
+def test_a_written_layered_file_reads_back_the_same_weights(tmp_path, layered64):
+    path = tmp_path / "nn.bin"
+    eval_weights.write_layered(path, layered64)
+    back = eval_weights.read_any(path)
+    assert isinstance(back, eval_weights.LayeredWeights)
+    for (a, _), (b, _) in zip(layered64.parts(), back.parts()):
+        assert np.array_equal(np.asarray(a).reshape(-1), np.asarray(b).reshape(-1))
+    assert back.network().evaluate(DROPS) == layered64.network().evaluate(DROPS)
+
+
+@pytest.mark.parametrize("damage,message", [
+    (lambda b: b[:-1], "truncated"),
+    (lambda b: b[:200] + bytes([b[200] ^ 1]) + b[201:], "checksum"),
+    (lambda b: b[:20] + (999).to_bytes(4, "little") + b[24:], "hidden 999"),
+])
+def test_a_damaged_layered_file_is_refused(tmp_path, layered64, damage, message):
+    path = tmp_path / "nn.bin"
+    eval_weights.write_layered(path, layered64)
+    path.write_bytes(damage(path.read_bytes()))
+    with pytest.raises(eval_weights.WeightFileError, match=message):
+        eval_weights.read_layered(path)
+
+
+def test_eval_file_loads_a_layered_network(tmp_path, layered64):
+    (tmp_path / "eval").mkdir()
+    eval_weights.write_layered(tmp_path / "eval" / "nn.bin", layered64)
+    loader = EvalLoader()
+    assert loader.apply("learned", "nn.bin", str(tmp_path / "eval")) == [
+        f"EvalFile: loaded {tmp_path / 'eval' / 'nn.bin'}"]
+    assert loader.network.head == "layers" and loader.network.hidden == 64
+
+
+def test_a_layered_network_of_a_width_that_is_not_a_multiple_of_32_is_refused(layered64):
+    with pytest.raises(ValueError, match="multiple of 32"):
+        kp.Network(layered64.kp, np.zeros((kp.WEIGHT_COUNT, 40), np.int16),
+                   np.zeros(40, np.int16), layers=(np.zeros(32 * 80), np.zeros(32),
+                                                   np.zeros(32 * 32), np.zeros(32),
+                                                   np.zeros(32), 0))
+
+
+def test_layer_weights_outside_int8_are_refused(layered64):
+    l1 = layered64.l1_w.astype(np.int32)
+    l1[0, 0] = 128
+    with pytest.raises(ValueError, match="int8"):
+        kp.Network(layered64.kp, layered64.first, layered64.first_bias,
+                   layers=(l1, layered64.l1_b, layered64.l2_w, layered64.l2_b,
+                           layered64.l3_w, layered64.l3_b))
