@@ -24,7 +24,8 @@ def _wrap16(values: np.ndarray) -> np.ndarray:
 
 def _layer(x: np.ndarray, w: np.ndarray, b: np.ndarray) -> np.ndarray:
     y = b.astype(np.int64) + w.astype(np.int64) @ x.astype(np.int64)
-    return np.where(y <= 0, 0, np.minimum(y >> kp.LAYER_SHIFT_BITS, 127))
+    shift = kp.LAYER_SHIFT_BITS
+    return np.where(y <= 0, 0, np.minimum((y + (1 << (shift - 1))) >> shift, 127))
 
 
 def reference_scores(weights: eval_weights.LayeredWeights, positions: list[Position]) -> list[int]:
@@ -153,3 +154,140 @@ def test_layer_weights_outside_int8_are_refused(layered64):
         kp.Network(layered64.kp, layered64.first, layered64.first_bias,
                    layers=(l1, layered64.l1_b, layered64.l2_w, layered64.l2_b,
                            layered64.l3_w, layered64.l3_b))
+
+
+# ---- training (usi_engine.training.learn_layers) ------------------------------------------
+
+from usi_engine.training import data as training_data      # noqa: E402
+from usi_engine.training import learn_layers               # noqa: E402
+from usi_engine.training.learn_net import NetConfig, loss_and_grad   # noqa: E402
+from test_learn import _records                             # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def data_files(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("psv-layers")
+    for k in range(4):
+        _records(150, 30 + k).tofile(folder / f"batch-{k:05d}.psv")
+    return folder
+
+
+def _dataset(folder, cfg: NetConfig):
+    data = training_data.decode(
+        training_data.read_records(training_data.record_files([folder])), cfg.max_score)
+    return data, kp.features(data.board, data.hands, data.side)
+
+
+def _trained_looking(hidden: int, seed: int) -> learn_layers.LayersNet:
+    """A float network whose units are spread over their range, as after training."""
+    rng = np.random.default_rng(seed)
+    net = learn_layers.LayersNet(eval_weights.hand_projection(), hidden, rng)
+    net.ft[:kp.WEIGHT_COUNT] = rng.normal(0, 0.08, (kp.WEIGHT_COUNT, hidden))
+    net.w1[:] = rng.normal(0, 0.3, net.w1.shape)
+    net.w2[:] = rng.normal(0, 0.5, net.w2.shape)
+    net.w3[:] = rng.normal(0, 150, net.w3.shape)
+    net.c3[:] = 9.0
+    return net
+
+
+def test_the_layered_backward_pass_matches_finite_differences(data_files):
+    cfg = NetConfig()
+    data, features = _dataset(data_files, cfg)
+    part, features = data.subset(np.arange(40)), features[:40]
+    net = _trained_looking(32, 4)
+
+    def loss() -> float:
+        v, _ = learn_layers.forward(net, net.first_layer(), features, part.side)
+        return loss_and_grad(v.astype(np.float64), part, cfg)[0]
+
+    v, saved = learn_layers.forward(net, net.first_layer(), features, part.side)
+    _, g = loss_and_grad(v, part, cfg)
+    grads = learn_layers.backward(net, features, part.side, saved, g / cfg.scale)
+    active = features[0, 0, 0]
+    checked = 0
+    for param, grad, index in [(net.w3, grads[8], (3,)), (net.w2, grads[6], (2, 5)),
+                               (net.c2, grads[7], (1,)), (net.w1, grads[4], (4, 7)),
+                               (net.w1, grads[4], (4, 40)), (net.c1, grads[5], (6,)),
+                               (net.b1, grads[3], (5,)), (net.ft, grads[1], (active, 2)),
+                               (net.kp, grads[0], (active,))]:
+        step = 1e-3 if param is net.ft else 1e-2
+        saved_value = param[index]
+        param[index] = saved_value + step
+        up = loss()
+        param[index] = saved_value - step
+        down = loss()
+        param[index] = saved_value
+        numeric = (up - down) / (2 * step)
+        assert grad[index] == pytest.approx(numeric, rel=0.05, abs=1e-7), index
+        checked += abs(numeric) > 1e-6
+    assert checked >= 6          # most of the checks are on live units
+
+
+def test_layered_training_steps_lower_the_loss_on_a_fixed_data_set(data_files):
+    cfg = NetConfig(lr=3e-3, out_lr=2.0, hidden=64)
+    data, features = _dataset(data_files, cfg)
+    start = eval_weights.hand_projection().astype(np.float32)
+    net = learn_layers.LayersNet(start, 64, np.random.default_rng(1))
+    opt = learn_layers.Adam(net.params(), eps=learn_layers.ADAM_EPS, correct="step")
+
+    def loss() -> float:
+        return loss_and_grad(learn_layers.forward(net, net.first_layer(), features,
+                                                  data.side)[0], data, cfg)[0]
+
+    before = loss()
+    for _ in range(40):
+        learn_layers.train_step(net, opt, features, data, start, cfg, 1.0)
+    assert loss() < 0.7 * before
+
+
+def test_the_engine_scores_as_the_float_network_of_its_weights_within_rounding():
+    weights = learn_layers.export(_trained_looking(64, 7))
+    float_net = learn_layers.LayersNet.from_weights(weights)
+    positions = _random_positions(80, 17)
+    features = kp.features(*_arrays(positions))
+    side = np.array([p.turn for p in positions], dtype=np.uint8)
+    v, _ = learn_layers.forward(float_net, float_net.first_layer(), features, side)
+    engine = weights.network()
+    error = np.abs(np.array([engine.evaluate(p.sfen()) for p in positions]) - v)
+    assert np.median(error) < 2 and error.max() < 10, (np.median(error), error.max())
+    assert np.std(v) > 100           # the network's term is not negligible
+
+
+def test_a_layered_file_reads_back_as_the_float_network_it_was_written_from(tmp_path):
+    weights = learn_layers.export(_trained_looking(32, 2))
+    again = learn_layers.export(learn_layers.LayersNet.from_weights(weights))
+    for (a, _), (b, _) in zip(weights.parts(), again.parts()):
+        assert np.array_equal(np.asarray(a).reshape(-1), np.asarray(b).reshape(-1))
+
+
+def test_learn_net_with_the_layered_head_writes_a_network_that_the_engine_loads(
+        data_files, tmp_path):
+    out = tmp_path / "nn.bin"
+    summary = learn_layers.train_layers([data_files], out, NetConfig(
+        epochs=2, batch_size=64, hidden=32, head="layers",
+        init=str(eval_weights.embedded_kp_path())), log=lambda line: None)
+    assert summary["epochs"][-1]["validation_loss"] < summary["baseline_validation_loss"]
+    network = eval_weights.read_any(out).network()
+    assert network.head == "layers" and network.hidden == 32
+
+
+def test_the_learn_net_command_trains_the_layered_head(data_files, tmp_path):
+    import subprocess
+    import sys
+    out = tmp_path / "nn.bin"
+    done = subprocess.run([sys.executable, "-m", "usi_engine", "learn-net", str(data_files),
+                           "--out", str(out), "--head", "layers", "--hidden", "32",
+                           "--epochs", "1", "--batch-size", "64"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "layered head, hidden 32" in done.stdout
+    assert eval_weights.read_any(out).network().head == "layers"
+
+
+def test_the_learn_net_command_refuses_a_width_for_the_square_head(data_files, tmp_path):
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-m", "usi_engine", "learn-net", str(data_files),
+                           "--out", str(tmp_path / "x.bin"), "--hidden", "64"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0 and "the square head is 32 wide" in done.stderr

@@ -493,6 +493,11 @@ def add_learn_net_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParse
     p.add_argument("--init", default=None,
                    help="KP table to start from with a new network (default: the one "
                         "shipped), or a network file to go on training")
+    p.add_argument("--head", choices=("square", "layers"), default="square",
+                   help="square: the 32-wide network of kpnn.bin (default); layers: the "
+                        "NNUE-style head, two int8 layers of 32 over wider accumulators")
+    p.add_argument("--hidden", type=_int_in(32, 256), default=None,
+                   help="accumulator width of --head layers, a multiple of 32 (default 128)")
     p.set_defaults(func=cmd_learn_net)
 
 

@@ -40,8 +40,8 @@ def random_layered(hidden: int, seed: int = 5) -> eval_weights.LayeredWeights:
         l1_b=rng.integers(-20000, 20000, l1).astype(np.int32),
         l2_w=rng.integers(-128, 128, (l2, l1)).astype(np.int8),
         l2_b=rng.integers(-3000, 3000, l2).astype(np.int32),
-        l3_w=rng.integers(-128, 128, l2).astype(np.int8),
-        l3_b=int(rng.integers(-5000, 5000)))
+        l3_w=rng.integers(-2000, 2000, l2).astype(np.int16),
+        l3_b=int(rng.integers(-500000, 500000)))
 
 
 def search_speed(network: kp.Network | None, depth: int) -> tuple[int, float]:

@@ -29,8 +29,9 @@ cdef enum:
     NET_QB = 64                  # output weights are in 1/64 cp per unit of x^2
     LAYER_1 = 32
     LAYER_2 = 32
-    LAYER_SHIFT = 6              # a layer's int8 weights are in 1/64 (its sums >> 6)
-    LAYER_OUT_DIV = 16           # the layered head's output is in 1/16 cp
+    LAYER_SHIFT = 6              # a layer's int8 weights are in 1/64 (its sums >> 6, rounded)
+    LAYER_OUT_DIV = 2032         # the output sum is in 1/(127 x 16) cp: its int16 weights
+                                 # in 1/16 cp per unit of the last layer
     HEAD_NONE = 0                # the KP table alone
     HEAD_SQUARE = 1
     HEAD_LAYERS = 2
@@ -49,9 +50,9 @@ cdef struct KPNet:
     int32_t out_bias             # the other's; the bias in 1/NET_QB cp
     const int8_t* l1_w           # layered head: LAYER_1 rows of 2 x hidden (the side to
     const int32_t* l1_b          # move's accumulator first), then LAYER_2 rows of
-    const int8_t* l2_w           # LAYER_1, then LAYER_2 output weights; biases in the
-    const int32_t* l2_b          # units of the sums they join
-    const int8_t* l3_w
+    const int8_t* l2_w           # LAYER_1, then LAYER_2 int16 output weights; biases
+    const int32_t* l2_b          # in the units of the sums they join
+    const int16_t* l3_w
     int32_t l3_b
 
 cdef void kp_refresh(const Pos* p, const KPNet* net, KPAcc* acc) noexcept nogil

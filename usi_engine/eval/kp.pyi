@@ -35,7 +35,7 @@ class Network:
                  first_bias: npt.NDArray[np.int16] | None = None,
                  out: npt.NDArray[np.int16] | None = None, out_bias: int = 0,
                  layers: tuple[npt.NDArray[np.int8], npt.NDArray[np.int32], npt.NDArray[np.int8],
-                               npt.NDArray[np.int32], npt.NDArray[np.int8], int] | None = None
+                               npt.NDArray[np.int32], npt.NDArray[np.int16], int] | None = None
                  ) -> None: ...
     @property
     def has_net(self) -> bool: ...

@@ -317,10 +317,11 @@ cdef int _square_output(const KPNet* net, const int16_t* mine, const int16_t* th
 
 
 cdef inline uint8_t _clipped(int32_t v) noexcept nogil:
-    """A layer's sum as the next layer's input: v / 2^LAYER_SHIFT clipped to 0..127."""
+    """A layer's sum as the next layer's input: v / 2^LAYER_SHIFT rounded, clipped to
+    0..127."""
     if v <= 0:
         return 0
-    v = v >> LAYER_SHIFT
+    v = (v + (1 << (LAYER_SHIFT - 1))) >> LAYER_SHIFT
     return <uint8_t>(127 if v > 127 else v)
 
 
@@ -328,7 +329,7 @@ cdef inline uint8_t _clipped(int32_t v) noexcept nogil:
 cdef int _layers_output(const KPNet* net, const int16_t* mine, const int16_t* theirs) noexcept nogil:
     """The layered head's term in centipawns for the side whose accumulator is `mine`:
     both accumulators clipped to 0..127, then two int8 layers with clipped ReLU, then
-    the output, in 1/LAYER_OUT_DIV cp (rounded towards zero)."""
+    the int16 output weights; the sum in 1/LAYER_OUT_DIV cp (rounded towards zero)."""
     cdef uint8_t x[2 * NET_MAX_HIDDEN]
     cdef int32_t y1[LAYER_1]
     cdef int32_t y2[LAYER_2]
@@ -398,8 +399,9 @@ cdef class Network:
     - the layered head (`layers` = (l1_w, l1_b, l2_w, l2_b, l3_w, l3_b); hidden a
       multiple of 32 up to MAX_HIDDEN): both accumulators clipped to 0..127 (the side
       to move's first) into LAYER1 int8 rows of 2 x hidden with int32 biases, each
-      sum >> LAYER_SHIFT_BITS clipped to 0..127, LAYER2 int8 rows of LAYER1 likewise,
-      then LAYER2 int8 output weights and an int32 bias, in 1/OUT_DIV cp.
+      sum >> LAYER_SHIFT_BITS (rounded) clipped to 0..127, LAYER2 int8 rows of LAYER1
+      likewise, then LAYER2 int16 output weights (1/16 cp per unit of 127) and an int32
+      bias, the sum in 1/OUT_DIV cp.
 
     A `Searcher` searches with the Network it is given (`Searcher.set_evaluation`);
     the arrays are copied and never change, so one Network may serve several searchers
@@ -437,7 +439,7 @@ cdef class Network:
                 arrays["l1_b"] = _int32(layers[1], LAYER_1, "l1_b")
                 arrays["l2_w"] = _int8(layers[2], LAYER_2 * LAYER_1, "l2_w")
                 arrays["l2_b"] = _int32(layers[3], LAYER_2, "l2_b")
-                arrays["l3_w"] = _int8(layers[4], LAYER_2, "l3_w")
+                arrays["l3_w"] = _int16(layers[4], LAYER_2, "l3_w")
                 arrays["l3_b"] = _int32([int(layers[5])], 1, "l3_b")
         for array in arrays.values():
             array.flags.writeable = False
@@ -476,8 +478,8 @@ cdef class Network:
         self.net.l2_w = &v8[0]
         v32 = arrays["l2_b"]
         self.net.l2_b = &v32[0]
-        v8 = arrays["l3_w"]
-        self.net.l3_w = &v8[0]
+        v16 = arrays["l3_w"]
+        self.net.l3_w = &v16[0]
         self.net.l3_b = arrays["l3_b"][0]
 
     @property

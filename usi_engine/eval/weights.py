@@ -20,8 +20,8 @@ NNUE-style head of `kp.Network(..., layers=...)`) is, all little-endian:
     hidden    uint32   accumulator width (a multiple of 32, at most kp.MAX_HIDDEN)
     layer1    uint32   32
     layer2    uint32   32
-    shift     uint32   6 (a layer's sums >> 6 before the clip to 0..127)
-    out_div   uint32   16 (the output in 1/16 cp)
+    shift     uint32   6 (a layer's sums >> 6, rounded, before the clip to 0..127)
+    out_div   uint32   2032 (the output sum in 1/2032 cp: 127 x 16)
     crc32     uint32   of everything after the header
     kp        int16 x 45 * 2263              the KP table, 1/8 cp
     first     int16 x 45 * 2263 * hidden     feature rows, 127 = 1.0
@@ -30,8 +30,8 @@ NNUE-style head of `kp.Network(..., layers=...)`) is, all little-endian:
     l1_b      int32 x 32                     accumulator, then the other's
     l2_w      int8  x 32 * 32
     l2_b      int32 x 32
-    l3_w      int8  x 32
-    l3_b      int32
+    l3_w      int16 x 32                     1/16 cp per unit (127) of layer 2
+    l3_b      int32                          1/2032 cp
 
 A file that is missing, truncated, of another shape or whose checksum does not match
 is refused with `WeightFileError` saying which.
@@ -98,7 +98,7 @@ class LayeredWeights:
     l1_b: np.ndarray        # int32 [LAYER1]
     l2_w: np.ndarray        # int8 [LAYER2, LAYER1]
     l2_b: np.ndarray        # int32 [LAYER2]
-    l3_w: np.ndarray        # int8 [LAYER2]
+    l3_w: np.ndarray        # int16 [LAYER2]
     l3_b: int               # int32
 
     @property
@@ -115,7 +115,7 @@ class LayeredWeights:
         """The arrays in file order, each with its little-endian dtype."""
         return [(self.kp, "<i2"), (self.first, "<i2"), (self.first_bias, "<i2"),
                 (self.l1_w, "i1"), (self.l1_b, "<i4"), (self.l2_w, "i1"), (self.l2_b, "<i4"),
-                (self.l3_w, "i1"), (np.array([self.l3_b]), "<i4")]
+                (self.l3_w, "<i2"), (np.array([self.l3_b]), "<i4")]
 
 
 def _layered_shapes(hidden: int) -> list[tuple[int, ...]]:
@@ -161,7 +161,7 @@ def read_layered(path: str | os.PathLike) -> LayeredWeights:
         raise WeightFileError(f"{path}: shape {shape} hidden {hidden}, expected {wanted} "
                               f"(buckets, features, scale, layer1, layer2, shift, out_div) "
                               f"and a hidden width that is a multiple of 32 up to {kp.MAX_HIDDEN}")
-    dtypes = ["<i2", "<i2", "<i2", "i1", "<i4", "i1", "<i4", "i1", "<i4"]
+    dtypes = ["<i2", "<i2", "<i2", "i1", "<i4", "i1", "<i4", "<i2", "<i4"]
     shapes = _layered_shapes(hidden)
     sizes = [int(np.prod(s)) * np.dtype(d).itemsize for s, d in zip(shapes, dtypes)]
     expected = LAYERED_HEADER.size + sum(sizes)

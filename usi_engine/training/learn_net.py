@@ -56,6 +56,7 @@ class NetConfig:
     init: str = ""                  # KP table or network to start from ("": the shipped table)
     kp_reg: float = 1e-4            # L2 pull of the KP table towards its start
     hidden: int = kp.HIDDEN
+    head: str = "square"            # or "layers" (usi_engine.training.learn_layers)
 
 
 class Net:
@@ -113,6 +114,21 @@ def loss_and_grad(v: np.ndarray, part: Dataset, cfg: NetConfig) -> tuple[float, 
     return loss, grad.astype(np.float32)
 
 
+def first_layer_gradient(features: np.ndarray, gacc: tuple[np.ndarray, np.ndarray],
+                         rows: int) -> np.ndarray:
+    """The first layer's gradient [rows, hidden] (float32): each position's accumulator
+    gradient (gacc: black's view, white's; [n, hidden]) summed into the rows of that
+    view's features, one bincount per unit."""
+    width = features.shape[2]
+    index = np.concatenate([features[:, 0].ravel(), features[:, 1].ravel()])
+    out = np.empty((rows, gacc[0].shape[1]), dtype=np.float32)
+    for k in range(out.shape[1]):
+        weights = np.concatenate([np.repeat(gacc[0][:, k], width),
+                                  np.repeat(gacc[1][:, k], width)])
+        out[:, k] = np.bincount(index, weights=weights, minlength=rows)
+    return out
+
+
 def backward(net: Net, features: np.ndarray, side: np.ndarray, saved, g: np.ndarray
              ) -> list[np.ndarray]:
     """Gradients of the mean loss, in the order of `Net.params`."""
@@ -127,11 +143,7 @@ def backward(net: Net, features: np.ndarray, side: np.ndarray, saved, g: np.ndar
     gacc = (np.where(black, gus, gthem), np.where(black, gthem, gus))
     gb1 = (gacc[0] + gacc[1]).sum(axis=0)
     width = features.shape[2]
-    index = np.concatenate([features[:, 0].ravel(), features[:, 1].ravel()])
-    gft = np.empty_like(net.ft)
-    for k in range(h):
-        rows = np.concatenate([np.repeat(gacc[0][:, k], width), np.repeat(gacc[1][:, k], width)])
-        gft[:, k] = np.bincount(index, weights=rows, minlength=W + 1)
+    gft = first_layer_gradient(features, gacc, W + 1)
     gft[W] = 0
     gftf = np.zeros_like(net.ftf)
     gftf[:F] = gft[:W].reshape(kp.KING_BUCKETS, F, h).sum(axis=0)
@@ -246,9 +258,18 @@ def train_net(paths: Sequence[str | Path], out: str | Path, cfg: NetConfig,
 
 def main_learn_net(args) -> int:
     """The `usi-engine learn-net` command (argparse namespace from __main__)."""
+    head = getattr(args, "head", "square")
+    hidden = getattr(args, "hidden", None) or (kp.HIDDEN if head == "square" else 128)
+    if head == "square" and hidden != kp.HIDDEN:
+        raise ValueError(f"the square head is {kp.HIDDEN} wide (--hidden goes with --head layers)")
     cfg = NetConfig(epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
                     out_lr=args.out_lr, lambda_=args.lambda_, scale=args.scale,
                     max_score=args.max_score, val_fraction=args.val_fraction,
-                    seed=args.seed, init=args.init or "")
-    train_net(args.data, args.out, cfg, log=lambda line: print(line, flush=True))
+                    seed=args.seed, init=args.init or "", hidden=hidden, head=head)
+    log = lambda line: print(line, flush=True)      # noqa: E731
+    if head == "layers":
+        from usi_engine.training.learn_layers import train_layers
+        train_layers(args.data, args.out, cfg, log=log)
+    else:
+        train_net(args.data, args.out, cfg, log=log)
     return 0

@@ -1,0 +1,279 @@
+"""Training of the layered (NNUE-style) network (`usi-engine learn-net --head layers`),
+in numpy.
+
+For the side to move, with crelu(x) = clip(x, 0, 1):
+
+    v   = KP(position) + w3 . h2 + c3                       (centipawns)
+    h2  = crelu(W2 h1 + c2),   h1 = crelu(W1 x + c1)        (32 units each)
+    x   = [crelu(acc_us), crelu(acc_them)]
+    acc = b1 + sum of FT[f] over that king's KP features f (`usi_engine.eval.kp`)
+
+The first layer FT is trained with a factoriser as in `usi_engine.training.learn_net`
+(each row is its own weight plus one shared by all king squares). The loss, the data
+and the optimiser are learn_net's. After each step the weights are clipped to what
+the engine's integers hold (`export`): int8 layers of 1/64 (|W| <= 127/64), int16
+output weights of 1/16 cp (|w3| <= 2047 cp per unit), first-layer rows that 81 of
+cannot leave int16. The network is written (`eval.weights.write_layered`) after each epoch
+whose validation loss is the best so far.
+
+Costs in numpy grow with the width: the first layer's gradient is one bincount per
+unit, and Adam moves every row of it each step.
+
+    >>> from usi_engine.training.learn_layers import train_layers     # doctest: +SKIP
+    >>> from usi_engine.training.learn_net import NetConfig           # doctest: +SKIP
+    >>> train_layers(["data/"], "nn.bin", NetConfig(hidden=128))       # doctest: +SKIP
+"""
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+from usi_engine.eval import kp
+from usi_engine.eval import weights as eval_weights
+from usi_engine.training.data import (Dataset, batches, batches_in_order, load_data,
+                                      starting_weights)
+from usi_engine.training.learn_net import (ADAM_EPS, NetConfig, first_layer_gradient,
+                                           loss_and_grad)
+from usi_engine.training.optim import Adam
+
+W = kp.WEIGHT_COUNT
+F = kp.FEATURES_PER_BUCKET
+L1, L2 = kp.LAYER1, kp.LAYER2
+#: What the engine's integers hold (see the module docstring).
+LAYER_LIMIT = 127 / 64
+OUT_LIMIT = 32767 / 16
+FIRST_LIMIT = (32767 // (kp.MAX_ACTIVE + 1)) / kp.QA
+#: Samples gathered at a time in the forward pass (bounds its memory: 80 rows each).
+GATHER_CHUNK = 1024
+
+
+def crelu(x: np.ndarray) -> np.ndarray:
+    return np.clip(x, 0.0, 1.0)
+
+
+def slope(x: np.ndarray) -> np.ndarray:
+    """crelu's derivative (0 or 1, as float32)."""
+    return ((x > 0) & (x < 1)).astype(np.float32)
+
+
+class LayersNet:
+    """Float parameters of the layered network; the padding feature W (and F) maps to a
+    zero row."""
+
+    def __init__(self, kp_cp: np.ndarray, hidden: int, rng: np.random.Generator) -> None:
+        if hidden % 32 or not 0 < hidden <= kp.MAX_HIDDEN:
+            raise ValueError(f"hidden width {hidden}: a multiple of 32 up to {kp.MAX_HIDDEN}")
+        self.kp = np.append(np.asarray(kp_cp, dtype=np.float32), 0).astype(np.float32)
+        self.ft = rng.normal(0.0, 0.02, (W + 1, hidden)).astype(np.float32)
+        self.ft[W] = 0
+        self.ftf = np.zeros((F + 1, hidden), dtype=np.float32)
+        self.b1 = np.full(hidden, 0.5, dtype=np.float32)
+        self.w1 = rng.normal(0.0, 0.6 / math.sqrt(2 * hidden), (L1, 2 * hidden)).astype(np.float32)
+        self.c1 = np.full(L1, 0.5, dtype=np.float32)
+        self.w2 = rng.normal(0.0, 0.6 / math.sqrt(L1), (L2, L1)).astype(np.float32)
+        self.c2 = np.full(L2, 0.5, dtype=np.float32)
+        self.w3 = rng.normal(0.0, 10.0, L2).astype(np.float32)
+        self.c3 = np.zeros(1, dtype=np.float32)
+
+    @property
+    def hidden(self) -> int:
+        return int(self.b1.size)
+
+    @classmethod
+    def from_weights(cls, weights: eval_weights.LayeredWeights) -> "LayersNet":
+        """The float network the engine's integers stand for (the factoriser's shared
+        rows zero)."""
+        net = cls(eval_weights.dequantize(weights.kp), weights.hidden, np.random.default_rng(0))
+        net.ft[:W] = weights.first / kp.QA
+        net.b1[:] = weights.first_bias / kp.QA
+        net.w1[:] = weights.l1_w.reshape(L1, -1) / 64
+        net.c1[:] = weights.l1_b / (kp.QA * 64)
+        net.w2[:] = weights.l2_w.reshape(L2, L1) / 64
+        net.c2[:] = weights.l2_b / (kp.QA * 64)
+        net.w3[:] = weights.l3_w / 16
+        net.c3[:] = weights.l3_b / kp.OUT_DIV
+        return net
+
+    def params(self) -> list[np.ndarray]:
+        return [self.kp, self.ft, self.ftf, self.b1, self.w1, self.c1, self.w2, self.c2,
+                self.w3, self.c3]
+
+    def first_layer(self) -> np.ndarray:
+        """FT with the factoriser folded in: [W + 1, hidden]."""
+        table = self.ft.copy()
+        table[:W] += np.tile(self.ftf[:F], (kp.KING_BUCKETS, 1))
+        table[W] = 0
+        return table
+
+    def clip_to_integers(self) -> None:
+        """Keep every weight where the engine's integers can hold it."""
+        np.clip(self.w1, -LAYER_LIMIT, LAYER_LIMIT, out=self.w1)
+        np.clip(self.w2, -LAYER_LIMIT, LAYER_LIMIT, out=self.w2)
+        np.clip(self.w3, -OUT_LIMIT, OUT_LIMIT, out=self.w3)
+        self.kp[W] = 0
+        self.ft[W] = 0
+        self.ftf[F] = 0
+
+
+def accumulators(net: LayersNet, table: np.ndarray, features: np.ndarray) -> list[np.ndarray]:
+    """Both views' accumulators [n, hidden] (black's, white's), gathered in chunks."""
+    out = []
+    for view in (0, 1):
+        acc = np.empty((len(features), net.hidden), dtype=np.float32)
+        for start in range(0, len(features), GATHER_CHUNK):
+            rows = features[start:start + GATHER_CHUNK, view]
+            acc[start:start + len(rows)] = table[rows].sum(axis=1)
+        out.append(acc + net.b1)
+    return out
+
+
+def forward(net: LayersNet, table: np.ndarray, features: np.ndarray, side: np.ndarray):
+    """Scores for the side to move and what the backward pass needs."""
+    acc = accumulators(net, table, features)
+    black = (side == 0)[:, None]
+    us = np.where(black, acc[0], acc[1])
+    them = np.where(black, acc[1], acc[0])
+    x = np.concatenate([crelu(us), crelu(them)], axis=1)
+    z1 = x @ net.w1.T + net.c1
+    h1 = crelu(z1)
+    z2 = h1 @ net.w2.T + net.c2
+    h2 = crelu(z2)
+    kpv = net.kp[features[:, 0]].sum(axis=1) - net.kp[features[:, 1]].sum(axis=1)
+    v = np.where(side == 0, kpv, -kpv) + h2 @ net.w3 + net.c3[0]
+    return v, (us, them, x, z1, h1, z2, h2)
+
+
+def backward(net: LayersNet, features: np.ndarray, side: np.ndarray, saved, g: np.ndarray
+             ) -> list[np.ndarray]:
+    """Gradients of the mean loss, in the order of `LayersNet.params`."""
+    us, them, x, z1, h1, z2, h2 = saved
+    g = (g / len(g)).astype(np.float32)
+    h = net.hidden
+    gw3 = h2.T @ g
+    gc3 = np.array([g.sum()], dtype=np.float32)
+    dz2 = g[:, None] * net.w3 * slope(z2)
+    gw2 = dz2.T @ h1
+    gc2 = dz2.sum(axis=0)
+    dz1 = (dz2 @ net.w2) * slope(z1)
+    gw1 = dz1.T @ x
+    gc1 = dz1.sum(axis=0)
+    dx = dz1 @ net.w1
+    gus = dx[:, :h] * slope(us)
+    gthem = dx[:, h:] * slope(them)
+    black = (side == 0)[:, None]
+    gacc = (np.where(black, gus, gthem), np.where(black, gthem, gus))
+    gb1 = (gacc[0] + gacc[1]).sum(axis=0)
+    gft = first_layer_gradient(features, gacc, W + 1)
+    gft[W] = 0
+    gftf = np.zeros_like(net.ftf)
+    gftf[:F] = gft[:W].reshape(kp.KING_BUCKETS, F, h).sum(axis=0)
+    width = features.shape[2]
+    signed = np.where(side == 0, g, -g)
+    gkp = (np.bincount(features[:, 0].ravel(), weights=np.repeat(signed, width), minlength=W + 1)
+           - np.bincount(features[:, 1].ravel(), weights=np.repeat(signed, width),
+                         minlength=W + 1)).astype(np.float32)
+    gkp[W] = 0
+    return [gkp, gft, gftf, gb1, gw1, gc1, gw2, gc2, gw3, gc3]
+
+
+def evaluate_loss(net: LayersNet, data: Dataset, cfg: NetConfig) -> float:
+    """Mean excess cross-entropy of the float network over a data set."""
+    table = net.first_layer()
+    total = 0.0
+    for features, part in batches_in_order(data, cfg.batch_size):
+        v, _ = forward(net, table, features, part.side)
+        total += loss_and_grad(v, part, cfg)[0] * len(part)
+    return total / max(1, len(data))
+
+
+def train_step(net: LayersNet, opt: Adam, features: np.ndarray, part: Dataset,
+               start_kp: np.ndarray, cfg: NetConfig, decay: float) -> float:
+    """One Adam step on a mini-batch; returns its loss before the step."""
+    v, saved = forward(net, net.first_layer(), features, part.side)
+    loss, g = loss_and_grad(v, part, cfg)
+    grads = backward(net, features, part.side, saved, g)
+    grads[0][:W] += cfg.kp_reg * (net.kp[:W] - start_kp)
+    lr, out_lr = cfg.lr * decay, cfg.out_lr * decay
+    opt.step(net.params(), grads, [out_lr, lr, lr, lr, lr, lr, lr, lr, out_lr, out_lr])
+    net.clip_to_integers()
+    return loss
+
+
+def export(net: LayersNet) -> eval_weights.LayeredWeights:
+    """The float network in the engine's integers (`eval.weights.LayeredWeights`)."""
+    def ints(values: np.ndarray, factor: float, low: int, high: int, dtype) -> np.ndarray:
+        return np.clip(np.rint(np.asarray(values, np.float64) * factor), low, high).astype(dtype)
+    limit = 32767 // (kp.MAX_ACTIVE + 1)
+    return eval_weights.LayeredWeights(
+        kp=eval_weights.quantize(net.kp[:W]),
+        first=ints(net.first_layer()[:W], kp.QA, -limit, limit, np.int16),
+        first_bias=ints(net.b1, kp.QA, -limit, limit, np.int16),
+        l1_w=ints(net.w1, 64, -128, 127, np.int8),
+        l1_b=ints(net.c1, kp.QA * 64, -2**31, 2**31 - 1, np.int32),
+        l2_w=ints(net.w2, 64, -128, 127, np.int8),
+        l2_b=ints(net.c2, kp.QA * 64, -2**31, 2**31 - 1, np.int32),
+        l3_w=ints(net.w3, 16, -32767, 32767, np.int16),
+        l3_b=int(np.rint(net.c3[0] * kp.OUT_DIV)))
+
+
+def starting_layers(init: str, hidden: int, rng: np.random.Generator
+                    ) -> tuple[LayersNet, LayersNet, str]:
+    """The network training starts from, the one whose loss is the baseline, and what
+    that is: a layered network file is taken as it is (to go on training it); a KP
+    table (or "hand") gets a random network on top, the table alone the baseline."""
+    if init != "hand" and isinstance(weights := eval_weights.read_any(init),
+                                     eval_weights.LayeredWeights):
+        if hidden != weights.hidden:
+            raise ValueError(f"{init}: a layered network of width {weights.hidden}, not {hidden}")
+        net = LayersNet.from_weights(weights)
+        return net, net, "the network"
+    start_kp = starting_weights(init).astype(np.float32)
+    net = LayersNet(start_kp, hidden, rng)
+    kp_only = LayersNet(start_kp, hidden, rng)
+    kp_only.w3[:] = 0
+    return net, kp_only, "the KP table alone"
+
+
+def train_layers(paths: Sequence[str | Path], out: str | Path, cfg: NetConfig,
+                 log: Callable[[str], None] = print) -> dict:
+    """Train from the record files/folders `paths`, write the weights to `out`, and
+    return a summary (positions used, losses per epoch)."""
+    t0 = time.perf_counter()
+    loaded = load_data(paths, cfg.val_fraction, cfg.max_score)
+    train_set, val_set = loaded.train, loaded.validation
+    init = cfg.init or str(eval_weights.embedded_kp_path())
+    rng = np.random.default_rng(cfg.seed)
+    net, baseline_net, what = starting_layers(init, cfg.hidden, rng)
+    start_kp = net.kp[:W].copy()
+    baseline = evaluate_loss(baseline_net, val_set, cfg) if len(val_set) else float("nan")
+    log(f"train {len(train_set)} positions ({loaded.train_files} files), validation "
+        f"{len(val_set)} ({loaded.validation_files} files), layered head, hidden "
+        f"{cfg.hidden}, read_s {time.perf_counter() - t0:.1f}")
+    log(f"epoch 0 validation_loss {baseline:.6f} ({what} {init})")
+    opt = Adam(net.params(), eps=ADAM_EPS, correct="step")
+    steps = math.ceil(len(train_set) / cfg.batch_size) * cfg.epochs
+    history, step, best = [], 0, math.inf
+    for epoch in range(1, cfg.epochs + 1):
+        e0 = time.perf_counter()
+        losses = []
+        for features, part in batches(train_set, cfg.batch_size, rng):
+            decay = 1.0 - 0.9 * step / max(1, steps)      # linear decay to 10%
+            losses.append(train_step(net, opt, features, part, start_kp, cfg, decay))
+            step += 1
+        val = evaluate_loss(net, val_set, cfg) if len(val_set) else float("nan")
+        history.append({"epoch": epoch, "train_loss": float(np.mean(losses)),
+                        "validation_loss": val})
+        log(f"epoch {epoch} train_loss {np.mean(losses):.6f} validation_loss {val:.6f} "
+            f"seconds {time.perf_counter() - e0:.1f}")
+        if val > best:                                    # NaN (no validation) writes
+            log(f"epoch {epoch} not written: validation loss above the best, {best:.6f}")
+            continue
+        best = val
+        eval_weights.write_layered(out, export(net))      # the best epoch so far is kept
+        log(f"wrote {out} (epoch {epoch})")
+    return {"train_positions": len(train_set), "validation_positions": len(val_set),
+            "baseline_validation_loss": baseline, "epochs": history}
