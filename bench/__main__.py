@@ -28,6 +28,7 @@ COMMANDS = {
     "make-openings": "bench.tools.make_openings",
     "csa-game": "bench.tools.csa_local_game",
     "bad-input": "bench.tools.bad_input_transcript",
+    "book-exit": "bench.tools.book_exit",
 }
 
 
