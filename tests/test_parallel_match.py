@@ -104,9 +104,11 @@ def test_scores_are_read_from_the_last_info_line_mates_as_30000_less_the_plies()
 
 def test_phase_table_splits_each_engines_moves_by_game_phase():
     # A is black in the first game, white in the second; stats are (mover, depth, nodes, ms, score)
-    games = [{"a_colour": "black", "stats": [(0, 10, 100, 1, 0), (1, 20, 200, 1, 0),
+    games = [{"a_colour": "black", "stats": [(0, 10, 100, 10, 0), (1, 20, 200, 1, 0),
                                              (0, 12, 300, 1, 0), (1, 22, 400, 1, 0)]},
-             {"a_colour": "white", "stats": [(0, 30, 500, 1, 0), (1, 14, 600, 1, 0)]}]
+             {"a_colour": "white", "stats": [(0, 30, 500, 1, 0), (1, 14, 600, 20, 0)]}]
     table = core.phase_table(games, plies=2, phases=2).splitlines()
-    assert table == ["plies 0-1: A 2 moves, depth 12.0, nodes 350; B 2 moves, depth 25.0, nodes 350",
-                     "plies 2+: A 1 moves, depth 12.0, nodes 300; B 1 moves, depth 22.0, nodes 400"]
+    assert table == ["plies 0-1: A 2 moves, depth 12.0, nodes 350, 15 ms; "
+                     "B 2 moves, depth 25.0, nodes 350, 1 ms",
+                     "plies 2+: A 1 moves, depth 12.0, nodes 300, 1 ms; "
+                     "B 1 moves, depth 22.0, nodes 400, 1 ms"]

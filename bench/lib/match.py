@@ -257,7 +257,7 @@ def summary(records: list[dict]) -> str:
 
 
 def phase_table(records: list[dict], plies: int = 20, phases: int = 6) -> str:
-    """Each engine's mean depth and nodes a move by game phase: its moves among the
+    """Each engine's mean depth, nodes and think time a move by game phase: its moves among the
     game's first `plies` plies, the next `plies`, ..., the last phase taking the rest
     (the plies counted after the opening).  Shows where one search falls behind the
     other's depth as the game goes on."""
@@ -274,7 +274,8 @@ def phase_table(records: list[dict], plies: int = 20, phases: int = 6) -> str:
             if moves:
                 cells.append(f"{who} {len(moves)} moves, depth "
                              f"{sum(m[1] for m in moves) / len(moves):.1f}, nodes "
-                             f"{sum(m[2] for m in moves) / len(moves):,.0f}")
+                             f"{sum(m[2] for m in moves) / len(moves):,.0f}, "
+                             f"{sum(m[3] for m in moves) / len(moves):,.0f} ms")
         if cells:
             span = (f"{phase * plies}-{(phase + 1) * plies - 1}" if phase < phases - 1
                     else f"{phase * plies}+")
