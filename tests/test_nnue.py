@@ -57,10 +57,10 @@ def layered64():
 def test_the_engine_scores_as_the_numpy_model_of_its_arithmetic(hidden):
     weights = random_layered(hidden, seed=hidden)
     net = weights.network()
-    positions = _random_positions(120, hidden)
+    positions = _random_positions(50, hidden)
     scores = [net.evaluate(p.sfen()) for p in positions]
     assert scores == reference_scores(weights, positions)
-    assert len(set(scores)) > 60      # the layers are not all clipped
+    assert len(set(scores)) > 25      # the layers are not all clipped
 
 
 def test_incremental_accumulators_equal_accumulators_from_scratch(layered64):
@@ -224,10 +224,10 @@ def test_the_layered_backward_pass_matches_finite_differences(data_files):
 
 
 def test_layered_training_steps_lower_the_loss_on_a_fixed_data_set(data_files):
-    cfg = NetConfig(lr=3e-3, out_lr=2.0, hidden=64)
+    cfg = NetConfig(lr=3e-3, out_lr=2.0, hidden=32)
     data, features = _dataset(data_files, cfg)
     start = eval_weights.hand_projection().astype(np.float32)
-    net = learn_layers.LayersNet(start, 64, np.random.default_rng(1))
+    net = learn_layers.LayersNet(start, 32, np.random.default_rng(1))
     opt = learn_layers.Adam(net.params(), eps=learn_layers.ADAM_EPS, correct="step")
 
     def loss() -> float:
@@ -235,7 +235,7 @@ def test_layered_training_steps_lower_the_loss_on_a_fixed_data_set(data_files):
                                                   data.side)[0], data, cfg)[0]
 
     before = loss()
-    for _ in range(40):
+    for _ in range(20):
         learn_layers.train_step(net, opt, features, data, start, cfg, 1.0)
     assert loss() < 0.7 * before
 
@@ -243,7 +243,7 @@ def test_layered_training_steps_lower_the_loss_on_a_fixed_data_set(data_files):
 def test_the_engine_scores_as_the_float_network_of_its_weights_within_rounding():
     weights = learn_layers.export(_trained_looking(64, 7))
     float_net = learn_layers.LayersNet.from_weights(weights)
-    positions = _random_positions(80, 17)
+    positions = _random_positions(50, 17)
     features = kp.features(*_arrays(positions))
     side = np.array([p.turn for p in positions], dtype=np.uint8)
     v, _ = learn_layers.forward(float_net, float_net.first_layer(), features, side)
@@ -260,28 +260,21 @@ def test_a_layered_file_reads_back_as_the_float_network_it_was_written_from(tmp_
         assert np.array_equal(np.asarray(a).reshape(-1), np.asarray(b).reshape(-1))
 
 
-def test_learn_net_with_the_layered_head_writes_a_network_that_the_engine_loads(
-        data_files, tmp_path):
-    out = tmp_path / "nn.bin"
-    summary = learn_layers.train_layers([data_files], out, NetConfig(
-        epochs=2, batch_size=64, hidden=32, head="layers",
-        init=str(eval_weights.embedded_kp_path())), log=lambda line: None)
-    assert summary["epochs"][-1]["validation_loss"] < summary["baseline_validation_loss"]
-    network = eval_weights.read_any(out).network()
-    assert network.head == "layers" and network.hidden == 32
-
-
 def test_the_learn_net_command_trains_the_layered_head(data_files, tmp_path):
     import subprocess
     import sys
     out = tmp_path / "nn.bin"
     done = subprocess.run([sys.executable, "-m", "usi_engine", "learn-net", str(data_files),
                            "--out", str(out), "--head", "layers", "--hidden", "32",
-                           "--epochs", "1", "--batch-size", "64"],
+                           "--epochs", "2", "--batch-size", "64"],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "layered head, hidden 32" in done.stdout
-    assert eval_weights.read_any(out).network().head == "layers"
+    losses = [float(line.split("validation_loss ")[1].split()[0])
+              for line in done.stdout.splitlines() if "validation_loss" in line]
+    assert len(losses) == 3 and losses[2] < losses[0]     # epochs 0 (the KP table), 1, 2
+    network = eval_weights.read_any(out).network()
+    assert network.head == "layers" and network.hidden == 32
 
 
 def test_the_learn_net_command_refuses_a_width_for_the_square_head(data_files, tmp_path):
