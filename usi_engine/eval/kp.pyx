@@ -207,6 +207,24 @@ cdef inline void _flush(const KPNet* net, _Delta* d, int16_t* acc) noexcept nogi
     d.n_sub = 0
 
 
+cdef inline void _update32(int16_t* dst, const int16_t* src, const _Delta* d) noexcept nogil:
+    """nnue_update for the square head's NET_HIDDEN (32) values: a loop of fixed length
+    that the compiler unrolls and vectorises inline, where the kernel's indirect call
+    and run-time width cost the shipped network 4% of its speed."""
+    cdef int i, k
+    cdef const int16_t* row
+    for i in range(NET_HIDDEN):
+        dst[i] = src[i]
+    for k in range(d.n_add):
+        row = d.adds[k]
+        for i in range(NET_HIDDEN):
+            dst[i] = <int16_t>(dst[i] + row[i])
+    for k in range(d.n_sub):
+        row = d.subs[k]
+        for i in range(NET_HIDDEN):
+            dst[i] = <int16_t>(dst[i] - row[i])
+
+
 cdef void _view_refresh(const Pos* p, const KPNet* net, int viewer, KPAcc* out) noexcept nogil:
     """One king's sum and accumulator from scratch (0 when that king is absent)."""
     cdef int king = p.king_sq[viewer]
@@ -294,7 +312,9 @@ cdef void kp_update(const Pos* p, const KPNet* net, const KPAcc* parent,
                 n = hand_count(p.hand[us], pt)      # the captured one is the n-th
                 _change(net, &d, base + _hand_feature(viewer, us, pt, n - 1), 1)
         child.sum[viewer] = parent.sum[viewer] + d.ds
-        if net.ft != NULL:
+        if net.head == HEAD_SQUARE:
+            _update32(child.acc[viewer], parent.acc[viewer], &d)
+        elif net.ft != NULL:
             nnue_update(child.acc[viewer], parent.acc[viewer], d.adds, d.n_add, d.subs,
                         d.n_sub, net.hidden)
 
