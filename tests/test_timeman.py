@@ -13,14 +13,6 @@ from usi_engine.usi import options, timeman
 from usi_engine.usi.go import GoParams, parse_go
 from usi_engine.usi.timeman import ClockLoss, TimePlan, plan
 
-F = timeman.MEAN_STOP_FRACTION
-
-
-def soft_of(pool: float, moves: int) -> int:
-    """The soft time of a sudden-death pool over R = W = moves early in a game: 2 ms a
-    move kept, the rest stretched over F R moves."""
-    return int(2 + (pool - 2 * moves) / (F * moves))
-
 # Explicit option values so the tests do not depend on the defaults changing.
 OPTS = {
     "NetworkDelay": 120,
@@ -204,7 +196,7 @@ def test_moves_to_go_prefers_movestogo():
     assert timeman.moves_to_go(1, movestogo=7) == 7
 
 
-@pytest.mark.parametrize("ply,expected", [(250, 4), (255, 1), (256, 1), (254, 2), (300, 1), (1, 65)])
+@pytest.mark.parametrize("ply,expected", [(250, 4), (255, 1), (256, 1), (254, 2), (300, 1), (1, 75)])
 def test_moves_to_go_is_capped_by_the_draw_limit(ply, expected):
     assert timeman.moves_to_go(ply, max_moves_to_draw=256) == expected
 
@@ -284,8 +276,8 @@ def test_byoyomi_with_main_time_thinks_longer_than_byoyomi_alone():
 
 
 def test_byoyomi_with_main_time_soft_is_main_share_plus_byoyomi_budget():
-    # R = 65 moves at ply 1; no reserve with byoyomi: 600000 / (0.78 x 65) + 8880
-    assert go("btime 600000 wtime 600000 byoyomi 10000").soft_ms == int(600000 / (F * 65) + 8880)
+    # R = 75 moves at ply 1; no reserve with byoyomi: 600000 / 75 + 8880
+    assert go("btime 600000 wtime 600000 byoyomi 10000").soft_ms == 8000 + 8880
 
 
 def test_byoyomi_with_tiny_main_time_keeps_the_networkdelay2_margin():
@@ -297,9 +289,9 @@ def test_byoyomi_with_tiny_main_time_keeps_the_networkdelay2_margin():
 
 
 def test_fischer_soft_is_share_of_time_plus_weighted_increments():
-    # R = 65; gross = 300000 + 0.8 * 10000 * 64; reserve = 120 * 65
+    # R = 75; gross = 300000 + 0.8 * 10000 * 74; reserve = 120 * 75
     result = go("btime 300000 wtime 300000 binc 10000 winc 10000")
-    assert result.soft_ms == soft_of(300000 + 0.8 * 10000 * 64 - 120 * 65, 65)
+    assert result.soft_ms == int((300000 + 0.8 * 10000 * 74 - 120 * 75) / 75)
 
 
 def test_fischer_increment_gives_more_time_than_none():
@@ -325,25 +317,13 @@ def test_fischer_with_no_main_time_moves_at_once():
 
 
 def test_sudden_death_holds_back_the_delay_for_every_expected_move():
-    # R = 65 at ply 1: the pool is 600000 - 120 * 65, the soft time its share of F R moves
-    assert go("btime 600000 wtime 600000").soft_ms == soft_of(600000 - 120 * 65, 65)
-
-
-def test_sudden_death_soft_time_is_the_share_over_the_mean_stop_fraction():
-    # thinks stop at 60-100% of the soft time, 78% on average: the share is what they
-    # should use on average
-    share = (600000 - 120 * 65) / 65
-    assert go("btime 600000 wtime 600000").soft_ms == pytest.approx(share / F, abs=3)
-
-
-def test_sudden_death_soft_time_is_not_stretched_over_the_last_moves_planned():
-    # ply 200: R = 20 (the floor), where a long game may go on: the share itself
-    assert go("btime 60000 wtime 60000", ply=200).soft_ms == int(2 + (60000 - 120 * 20 - 40) / 20)
+    # R = 75 at ply 1: share = (600000 - 120 * 75) / 75
+    assert go("btime 600000 wtime 600000").soft_ms == (600000 - 120 * 75) // 75
 
 
 def test_sudden_death_hard_is_five_shares_early_in_the_game():
     result = go("btime 600000 wtime 600000")
-    assert result.hard_ms == 5 * (600000 - 120 * 65) // 65
+    assert result.hard_ms == 5 * result.soft_ms
 
 
 def test_sudden_death_hard_is_at_most_half_the_clock():
@@ -383,14 +363,13 @@ def test_sudden_death_first_move_of_a_short_clock_still_thinks():
 def test_sudden_death_a_small_measured_loss_gives_the_clock_to_thinking():
     params, _ = parse_go("btime 5000 wtime 5000".split())
     result = plan(params, True, 1, OPTS, measured_loss=2)
-    assert result.soft_ms == soft_of(5000 - 2 * 65, 65)
+    assert result.soft_ms == (5000 - 2 * 75) // 75
 
 
 def test_sudden_death_a_large_measured_loss_is_held_back_for_every_move():
     params, _ = parse_go("btime 600000 wtime 600000".split())
     # a server that rounds each move up to whole seconds: ~900 ms lost per move
-    assert (plan(params, True, 1, OPTS, measured_loss=900).soft_ms
-            == soft_of(600000 - 900 * 65, 65))
+    assert plan(params, True, 1, OPTS, measured_loss=900).soft_ms == (600000 - 900 * 75) // 75
 
 
 # --- the measured clock loss --------------------------------------------------------------------
@@ -456,11 +435,11 @@ def test_clock_loss_forgets_at_a_new_game():
 
 
 def test_minimum_thinking_time_is_a_floor_when_there_is_time():
-    assert go("btime 60000 wtime 60000", SlowMover=1).soft_ms == 100
+    assert go("btime 600000 wtime 600000", SlowMover=1).soft_ms == 100
 
 
 def test_minimum_thinking_time_is_not_forced_when_the_clock_cannot_afford_it():
-    # 10 s for 65 moves with a 120 ms reserve each: 100 ms per move would flag.
+    # 10 s for 75 moves with a 120 ms reserve each: 100 ms per move would flag.
     assert go("btime 10000 wtime 10000").soft_ms < 100
 
 

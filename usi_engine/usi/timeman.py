@@ -40,10 +40,7 @@ MaxMovesToDraw when that is set and there is no ``movestogo``)::
                   before any is measured L = D and cap = 0.5 gross
     pool        = gross - reserve
     share       = pool / R               main time for this move
-    floor       = min(pool, 2 W) if B == 0, else 0    (MIN_THINK_PER_MOVE_MS)
-    soft        = (floor / W + (pool - floor) / max(F R, min(R, 20))) * S/100 + byo(B)
-                  F = MEAN_STOP_FRACTION: the share as if F R moves were left,
-                  but never more than the share of 20 (MIN_REMAINING_PLIES / 2)
+    soft        = share * S/100 + byo(B)
                   raised to M if B > 0 or M W <= pool ("when there is time"),
                   then lowered to hard
     hard        = min(5 share, max(T/2, share)) + byo(B)
@@ -71,7 +68,6 @@ __all__ = [
     "byoyomi_budget",
     "TIME_OPTION_DEFAULTS",
     "EXPECTED_GAME_PLIES",
-    "MEAN_STOP_FRACTION",
     "MIN_REMAINING_PLIES",
     "INC_WEIGHT",
     "MAX_SHARE_RATIO",
@@ -86,11 +82,8 @@ __all__ = [
 
 # --- tuning constants (documented in the module docstring) --------------------------
 
-#: Typical length of a shogi game in plies: the engine's games at 1 s byoyomi last 109
-#: plies on average (median 109, 81 games with ResignValue 3000), games without
-#: resignation some 120-160; 150 planned too long a game, and left a quarter of a
-#: sudden-death clock unused after 120 plies.
-EXPECTED_GAME_PLIES = 130
+#: Typical length of a shogi game in plies (games last ~120-160).
+EXPECTED_GAME_PLIES = 150
 #: However long the game already is, plan as if at least this many plies remain:
 #: a long game may go on, and sudden-death time must never be spent as if it ended.
 MIN_REMAINING_PLIES = 40
@@ -103,14 +96,6 @@ MAX_SHARE_RATIO = 5.0
 #: ... nor more than this fraction of the main time (unless the share itself is
 #: larger, which happens only on the last move before a time control / the draw).
 MAX_MAIN_FRACTION = 0.5
-#: The search stops between iterations once the next one is unlikely to finish: past
-#: 60% of the soft limit while the best move holds (search/searcher.pyx), so a think
-#: ends anywhere from 60% to 100% of it, 78% on average as iteration times grow
-#: geometrically ((1 - 0.6) / ln(1 / 0.6)). The soft limit is the share of F R moves
-#: instead of R, so that the thinks use the share on average instead of four fifths
-#: of it; never of fewer than one move, so that a game in which every think runs to
-#: the soft limit still cannot spend more than the pool.
-MEAN_STOP_FRACTION = 0.78
 #: Without byoyomi, the loss per move measured by :class:`ClockLoss` is held back for
 #: each move that may still come (see ``pool`` in the module docstring), but every
 #: one of those moves keeps at least this much to think. Chosen by simulating
@@ -186,7 +171,7 @@ def moves_to_go(ply: int, movestogo: int | None = None, max_moves_to_draw: int =
     Example::
 
         >>> moves_to_go(1), moves_to_go(200), moves_to_go(250, max_moves_to_draw=256)
-        (65, 20, 4)
+        (75, 20, 4)
     """
     if movestogo is not None and movestogo > 0:
         moves = movestogo
@@ -390,7 +375,7 @@ def plan(
         >>> params, _ = parse_go("btime 1000 wtime 60000 byoyomi 0".split())
         >>> p = plan(params, side_to_move_is_black=False, ply=2, options={})
         >>> p.soft_ms, p.hard_ms  # gote's 60 s of sudden death, not sente's 1 s
-        (1047, 4087)
+        (690, 3454)
     """
     opts = _read_options(options)
     delay = opts["NetworkDelay"]
@@ -450,13 +435,6 @@ def plan(
         reserve = min(per_move * moves + uncovered * (worst - moves), cap)
     pool = max(0.0, gross - reserve)
     share = pool / moves
-    # The soft time stretches the share (MEAN_STOP_FRACTION), but never to more than
-    # the share of the last MIN_REMAINING_PLIES, and without byoyomi not the few ms
-    # that each of the W moves that may still come keeps: a long game, or one near
-    # its draw limit, that thinks to the soft limit every move must not flag.
-    floor = min(pool, MIN_THINK_PER_MOVE_MS * worst) if byoyomi == 0 else 0.0
-    soft_moves = max(MEAN_STOP_FRACTION * moves, min(moves, MIN_REMAINING_PLIES // 2))
-    soft_share = floor / worst + (pool - floor) / soft_moves
     byo = byoyomi_budget(byoyomi, delay, opts["NetworkDelay2"])
 
     hard = min(MAX_SHARE_RATIO * share, max(MAX_MAIN_FRACTION * main, share)) + byo
@@ -470,7 +448,7 @@ def plan(
     hard = max(1, min(int(hard), ceiling))
 
     # SlowMover scales only the main-time share: unused byoyomi is lost anyway.
-    soft = soft_share * opts["SlowMover"] / 100 + byo
+    soft = share * opts["SlowMover"] / 100 + byo
     minimum = opts["MinimumThinkingTime"]
     # The floor applies only "when there is time": always under byoyomi (it comes
     # back every move), otherwise only if every remaining move could have it --
