@@ -152,6 +152,17 @@ def test_training_steps_lower_the_network_loss_on_a_fixed_data_set(data_files):
     assert after < 0.7 * before
 
 
+def central_difference(loss, param: np.ndarray, index: tuple, step: float) -> float:
+    """d(loss)/d(param[index]) by central differences (param is restored)."""
+    saved_value = param[index]
+    param[index] = saved_value + step
+    up = loss()
+    param[index] = saved_value - step
+    down = loss()
+    param[index] = saved_value
+    return (up - down) / (2 * step)
+
+
 def test_the_backward_pass_matches_finite_differences(data_files):
     cfg = learn_net.NetConfig()
     data = training_data.decode(
@@ -172,14 +183,7 @@ def test_the_backward_pass_matches_finite_differences(data_files):
     active = features[0, 0, 0]
     for param, grad, index in [(net.w2, grads[4], (3,)), (net.b1, grads[3], (5,)),
                                (net.ft, grads[1], (active, 2)), (net.kp, grads[0], (active,))]:
-        step = 1e-2 if param is not net.ft else 1e-3
-        saved_value = param[index]
-        param[index] = saved_value + step
-        up = loss()
-        param[index] = saved_value - step
-        down = loss()
-        param[index] = saved_value
-        numeric = (up - down) / (2 * step)
+        numeric = central_difference(loss, param, index, 1e-2 if param is not net.ft else 1e-3)
         assert grad[index] == pytest.approx(numeric, rel=0.05, abs=1e-7)
 
 

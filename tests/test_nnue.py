@@ -160,16 +160,9 @@ def test_layer_weights_outside_int8_are_refused(layered64):
 
 from usi_engine.training import data as training_data      # noqa: E402
 from usi_engine.training import learn_layers               # noqa: E402
+from usi_engine.training import learn_net                  # noqa: E402
 from usi_engine.training.learn_net import NetConfig, loss_and_grad   # noqa: E402
-from test_learn import _records                             # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def data_files(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("psv-layers")
-    for k in range(4):
-        _records(150, 30 + k).tofile(folder / f"batch-{k:05d}.psv")
-    return folder
+from test_net import central_difference, data_files         # noqa: E402, F401
 
 
 def _dataset(folder, cfg: NetConfig):
@@ -210,14 +203,7 @@ def test_the_layered_backward_pass_matches_finite_differences(data_files):
                                (net.w1, grads[4], (4, 40)), (net.c1, grads[5], (6,)),
                                (net.b1, grads[3], (5,)), (net.ft, grads[1], (active, 2)),
                                (net.kp, grads[0], (active,))]:
-        step = 1e-3 if param is net.ft else 1e-2
-        saved_value = param[index]
-        param[index] = saved_value + step
-        up = loss()
-        param[index] = saved_value - step
-        down = loss()
-        param[index] = saved_value
-        numeric = (up - down) / (2 * step)
+        numeric = central_difference(loss, param, index, 1e-3 if param.ndim > 1 or param is net.b1 else 1e-2)
         assert grad[index] == pytest.approx(numeric, rel=0.05, abs=1e-7), index
         checked += abs(numeric) > 1e-6
     assert checked >= 6          # most of the checks are on live units
@@ -228,7 +214,7 @@ def test_layered_training_steps_lower_the_loss_on_a_fixed_data_set(data_files):
     data, features = _dataset(data_files, cfg)
     start = eval_weights.hand_projection().astype(np.float32)
     net = learn_layers.LayersNet(start, 32, np.random.default_rng(1))
-    opt = learn_layers.Adam(net.params(), eps=learn_layers.ADAM_EPS, correct="step")
+    opt = learn_net.new_optimizer(net)
 
     def loss() -> float:
         return loss_and_grad(learn_layers.forward(net, net.first_layer(), features,

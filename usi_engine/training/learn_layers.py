@@ -26,7 +26,6 @@ unit, and Adam moves every row of it each step.
 from __future__ import annotations
 
 import math
-import time
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -34,10 +33,10 @@ import numpy as np
 
 from usi_engine.eval import kp
 from usi_engine.eval import weights as eval_weights
-from usi_engine.training.data import (Dataset, batches, batches_in_order, load_data,
-                                      starting_weights)
-from usi_engine.training.learn_net import (ADAM_EPS, NetConfig, first_layer_gradient,
-                                           loss_and_grad)
+from usi_engine.training import learn_net
+from usi_engine.training.data import Dataset
+from usi_engine.training.learn_net import (NetConfig, first_layer_gradient, loss_and_grad,
+                                           run_learner, starting_point)
 from usi_engine.training.optim import Adam
 
 W = kp.WEIGHT_COUNT
@@ -182,12 +181,7 @@ def backward(net: LayersNet, features: np.ndarray, side: np.ndarray, saved, g: n
 
 def evaluate_loss(net: LayersNet, data: Dataset, cfg: NetConfig) -> float:
     """Mean excess cross-entropy of the float network over a data set."""
-    table = net.first_layer()
-    total = 0.0
-    for features, part in batches_in_order(data, cfg.batch_size):
-        v, _ = forward(net, table, features, part.side)
-        total += loss_and_grad(v, part, cfg)[0] * len(part)
-    return total / max(1, len(data))
+    return learn_net.evaluate_loss(net, data, cfg, forward)
 
 
 def train_step(net: LayersNet, opt: Adam, features: np.ndarray, part: Dataset,
@@ -222,58 +216,17 @@ def export(net: LayersNet) -> eval_weights.LayeredWeights:
 
 def starting_layers(init: str, hidden: int, rng: np.random.Generator
                     ) -> tuple[LayersNet, LayersNet, str]:
-    """The network training starts from, the one whose loss is the baseline, and what
-    that is: a layered network file is taken as it is (to go on training it); a KP
-    table (or "hand") gets a random network on top, the table alone the baseline."""
-    if init != "hand" and isinstance(weights := eval_weights.read_any(init),
-                                     eval_weights.LayeredWeights):
-        if hidden != weights.hidden:
-            raise ValueError(f"{init}: a layered network of width {weights.hidden}, not {hidden}")
-        net = LayersNet.from_weights(weights)
-        return net, net, "the network"
-    start_kp = starting_weights(init).astype(np.float32)
-    net = LayersNet(start_kp, hidden, rng)
-    kp_only = LayersNet(start_kp, hidden, rng)
-    kp_only.w3[:] = 0
-    return net, kp_only, "the KP table alone"
+    """`learn_net.starting_point` for the layered head (USIEVNN2 files)."""
+    def silence(net: LayersNet) -> None:
+        net.w3[:] = 0
+    return starting_point(init, hidden, rng, LayersNet, eval_weights.LayeredWeights, silence)
 
 
 def train_layers(paths: Sequence[str | Path], out: str | Path, cfg: NetConfig,
                  log: Callable[[str], None] = print) -> dict:
     """Train from the record files/folders `paths`, write the weights to `out`, and
     return a summary (positions used, losses per epoch)."""
-    t0 = time.perf_counter()
-    loaded = load_data(paths, cfg.val_fraction, cfg.max_score)
-    train_set, val_set = loaded.train, loaded.validation
-    init = cfg.init or str(eval_weights.embedded_kp_path())
-    rng = np.random.default_rng(cfg.seed)
-    net, baseline_net, what = starting_layers(init, cfg.hidden, rng)
-    start_kp = net.kp[:W].copy()
-    baseline = evaluate_loss(baseline_net, val_set, cfg) if len(val_set) else float("nan")
-    log(f"train {len(train_set)} positions ({loaded.train_files} files), validation "
-        f"{len(val_set)} ({loaded.validation_files} files), layered head, hidden "
-        f"{cfg.hidden}, read_s {time.perf_counter() - t0:.1f}")
-    log(f"epoch 0 validation_loss {baseline:.6f} ({what} {init})")
-    opt = Adam(net.params(), eps=ADAM_EPS, correct="step")
-    steps = math.ceil(len(train_set) / cfg.batch_size) * cfg.epochs
-    history, step, best = [], 0, math.inf
-    for epoch in range(1, cfg.epochs + 1):
-        e0 = time.perf_counter()
-        losses = []
-        for features, part in batches(train_set, cfg.batch_size, rng):
-            decay = 1.0 - 0.9 * step / max(1, steps)      # linear decay to 10%
-            losses.append(train_step(net, opt, features, part, start_kp, cfg, decay))
-            step += 1
-        val = evaluate_loss(net, val_set, cfg) if len(val_set) else float("nan")
-        history.append({"epoch": epoch, "train_loss": float(np.mean(losses)),
-                        "validation_loss": val})
-        log(f"epoch {epoch} train_loss {np.mean(losses):.6f} validation_loss {val:.6f} "
-            f"seconds {time.perf_counter() - e0:.1f}")
-        if val > best:                                    # NaN (no validation) writes
-            log(f"epoch {epoch} not written: validation loss above the best, {best:.6f}")
-            continue
-        best = val
-        eval_weights.write_layered(out, export(net))      # the best epoch so far is kept
-        log(f"wrote {out} (epoch {epoch})")
-    return {"train_positions": len(train_set), "validation_positions": len(val_set),
-            "baseline_validation_loss": baseline, "epochs": history}
+    return run_learner(paths, out, cfg, log, starting_layers,
+                       f"layered head, hidden {cfg.hidden}",
+                       learn_net.new_optimizer, train_step, evaluate_loss,
+                       lambda path, net: eval_weights.write_layered(path, export(net)))

@@ -26,7 +26,7 @@ import dataclasses
 import math
 import time
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -81,6 +81,10 @@ class Net:
         net.w2[:] = weights.out / kp.QB
         net.b2[:] = weights.out_bias / kp.QB
         return net
+
+    @property
+    def hidden(self) -> int:
+        return int(self.b1.size)
 
     def params(self) -> list[np.ndarray]:
         return [self.kp, self.ft, self.ftf, self.b1, self.w2, self.b2]
@@ -159,18 +163,20 @@ def backward(net: Net, features: np.ndarray, side: np.ndarray, saved, g: np.ndar
 ADAM_EPS = 1e-8
 
 
-def new_optimizer(net: Net) -> Adam:
+def new_optimizer(net: Any) -> Adam:
     """The learner's Adam for `net`'s parameters: bias correction on the step size,
     epsilon 1e-8."""
     return Adam(net.params(), eps=ADAM_EPS, correct="step")
 
 
-def evaluate_loss(net: Net, data: Dataset, cfg: NetConfig) -> float:
-    """Mean excess cross-entropy of the float network over a data set."""
+def evaluate_loss(net: Any, data: Dataset, cfg: NetConfig, forward_fn: Callable | None = None
+                  ) -> float:
+    """Mean excess cross-entropy of the float network over a data set (`forward_fn`:
+    the network's forward pass, this module's by default)."""
     table = net.first_layer()
     total = 0.0
     for features, part in batches_in_order(data, cfg.batch_size):
-        v, _ = forward(net, table, features, part.side)
+        v, _ = (forward_fn or forward)(net, table, features, part.side)
         total += loss_and_grad(v, part, cfg)[0] * len(part)
     return total / max(1, len(data))
 
@@ -197,51 +203,64 @@ def export(net: Net) -> eval_weights.NetWeights:
                                      float(net.b2[0]))
 
 
-def starting_net(init: str, hidden: int, rng: np.random.Generator
-                 ) -> tuple[Net, Net, str]:
+def starting_point(init: str, hidden: int, rng: np.random.Generator, cls: Any,
+                   file_type: type, silence: Callable[[Any], None]) -> tuple[Any, Any, str]:
     """The network training starts from, the one whose loss is the baseline, and what
-    that is: a network file is taken as it is (to go on training it on new data); a KP
-    table (or "hand") gets a random network on top, the table alone being the baseline."""
-    if init != "hand" and isinstance(weights := eval_weights.read_any(init),
-                                     eval_weights.NetWeights):
-        if hidden != kp.HIDDEN:
-            raise ValueError(f"{init}: a network of width {kp.HIDDEN}, not {hidden}")
-        net = Net.from_weights(weights)
+    that is: a network file of `file_type` is taken as it is (to go on training it on
+    new data: `cls.from_weights`); a KP table (or "hand") gets a random `cls` network on
+    top, the table alone (a network that `silence` made output nothing) the baseline."""
+    if init != "hand" and isinstance(weights := eval_weights.read_any(init), file_type):
+        net = cls.from_weights(weights)
+        if hidden != net.hidden:
+            raise ValueError(f"{init}: a network of width {net.hidden}, not {hidden}")
         return net, net, "the network"
     start_kp = starting_weights(init).astype(np.float32)
-    net = Net(start_kp, hidden, rng)
-    kp_only = Net(start_kp, hidden, rng)
-    kp_only.w2[:] = 0
+    net = cls(start_kp, hidden, rng)
+    kp_only = cls(start_kp, hidden, rng)
+    silence(kp_only)
     return net, kp_only, "the KP table alone"
 
 
-def train_net(paths: Sequence[str | Path], out: str | Path, cfg: NetConfig,
-              log: Callable[[str], None] = print) -> dict:
-    """Train from the record files/folders `paths`, write the weights to `out`, and
-    return a summary (positions used, losses per epoch)."""
+def starting_net(init: str, hidden: int, rng: np.random.Generator) -> tuple[Net, Net, str]:
+    """`starting_point` for the square head (kpnn.bin files)."""
+    def silence(net: Net) -> None:
+        net.w2[:] = 0
+    return starting_point(init, hidden, rng, Net, eval_weights.NetWeights, silence)
+
+
+def run_learner(paths: Sequence[str | Path], out: str | Path, cfg: NetConfig,
+                log: Callable[[str], None], starting: Callable, shape: str,
+                new_opt: Callable, step: Callable, loss: Callable, write: Callable) -> dict:
+    """What the network learners share: read the records `paths` (a training and a
+    validation set), start from `starting(init, hidden, rng)` (the network, the baseline
+    network and what that is), then epochs of shuffled mini-batches, each trained by
+    `step(net, opt, features, batch, start_kp, cfg, decay)` with the step sizes decayed
+    linearly to 10%, the validation loss `loss(net, val_set, cfg)` after each, and
+    `write(out, net)` after each epoch whose validation loss is the best so far.
+    Returns a summary (positions used, losses per epoch)."""
     t0 = time.perf_counter()
     loaded = load_data(paths, cfg.val_fraction, cfg.max_score)
     train_set, val_set = loaded.train, loaded.validation
     init = cfg.init or str(eval_weights.embedded_kp_path())
     rng = np.random.default_rng(cfg.seed)
-    net, baseline_net, what = starting_net(init, cfg.hidden, rng)
+    net, baseline_net, what = starting(init, cfg.hidden, rng)
     start_kp = net.kp[:W].copy()
-    baseline = evaluate_loss(baseline_net, val_set, cfg) if len(val_set) else float("nan")
+    baseline = loss(baseline_net, val_set, cfg) if len(val_set) else float("nan")
     log(f"train {len(train_set)} positions ({loaded.train_files} files), validation "
-        f"{len(val_set)} ({loaded.validation_files} files), hidden {cfg.hidden}, "
+        f"{len(val_set)} ({loaded.validation_files} files), {shape}, "
         f"read_s {time.perf_counter() - t0:.1f}")
     log(f"epoch 0 validation_loss {baseline:.6f} ({what} {init})")
-    opt = new_optimizer(net)
+    opt = new_opt(net)
     steps = math.ceil(len(train_set) / cfg.batch_size) * cfg.epochs
-    history, step, best = [], 0, math.inf
+    history, done, best = [], 0, math.inf
     for epoch in range(1, cfg.epochs + 1):
         e0 = time.perf_counter()
         losses = []
         for features, part in batches(train_set, cfg.batch_size, rng):
-            decay = 1.0 - 0.9 * step / max(1, steps)      # linear decay to 10%
-            losses.append(train_step(net, opt, features, part, start_kp, cfg, decay))
-            step += 1
-        val = evaluate_loss(net, val_set, cfg) if len(val_set) else float("nan")
+            decay = 1.0 - 0.9 * done / max(1, steps)      # linear decay to 10%
+            losses.append(step(net, opt, features, part, start_kp, cfg, decay))
+            done += 1
+        val = loss(net, val_set, cfg) if len(val_set) else float("nan")
         history.append({"epoch": epoch, "train_loss": float(np.mean(losses)),
                         "validation_loss": val})
         log(f"epoch {epoch} train_loss {np.mean(losses):.6f} validation_loss {val:.6f} "
@@ -250,10 +269,19 @@ def train_net(paths: Sequence[str | Path], out: str | Path, cfg: NetConfig,
             log(f"epoch {epoch} not written: validation loss above the best, {best:.6f}")
             continue
         best = val
-        eval_weights.write_net(out, export(net))          # the best epoch so far is kept
+        write(out, net)                                   # the best epoch so far is kept
         log(f"wrote {out} (epoch {epoch})")
     return {"train_positions": len(train_set), "validation_positions": len(val_set),
             "baseline_validation_loss": baseline, "epochs": history}
+
+
+def train_net(paths: Sequence[str | Path], out: str | Path, cfg: NetConfig,
+              log: Callable[[str], None] = print) -> dict:
+    """Train from the record files/folders `paths`, write the weights to `out`, and
+    return a summary (positions used, losses per epoch)."""
+    return run_learner(paths, out, cfg, log, starting_net, f"hidden {cfg.hidden}",
+                       new_optimizer, train_step, evaluate_loss,
+                       lambda path, net: eval_weights.write_net(path, export(net)))
 
 
 def main_learn_net(args) -> int:
