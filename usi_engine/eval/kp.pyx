@@ -55,7 +55,6 @@ cdef extern from "nnue_simd.h" nogil:
     void nnue_affine(const uint8_t* x, int n, const int8_t* w, const int32_t* bias, int m,
                      int32_t* out)
     int nnue_simd_select(int want_avx2)
-    int nnue_cpu_has_avx2()
     int nnue_simd_avx2
 
 init_tables()
@@ -391,20 +390,16 @@ def _int16(values, count: int, what: str) -> np.ndarray:
     return arr
 
 
-def _int8(values, count: int, what: str) -> np.ndarray:
-    arr = np.ascontiguousarray(values).reshape(-1)
-    if arr.shape[0] != count:
-        raise ValueError(f"{what} has {count} values, not {arr.shape[0]}")
-    if arr.size and (arr.min() < -128 or arr.max() > 127):
-        raise ValueError(f"{what}: int8 values only (-128..127)")
-    return arr.astype(np.int8).copy()
-
-
-def _int32(values, count: int, what: str) -> np.ndarray:
+def _in_range(values, count: int, what: str, dtype) -> np.ndarray:
+    """`count` integers as a new array of `dtype`; ValueError when a value does not fit
+    (a layer's weights or biases are never wrapped silently)."""
     arr = np.ascontiguousarray(values, dtype=np.int64).reshape(-1)
     if arr.shape[0] != count:
         raise ValueError(f"{what} has {count} values, not {arr.shape[0]}")
-    return arr.astype(np.int32).copy()
+    info = np.iinfo(dtype)
+    if arr.size and (arr.min() < info.min or arr.max() > info.max):
+        raise ValueError(f"{what}: {np.dtype(dtype).name} values only ({info.min}..{info.max})")
+    return arr.astype(dtype)
 
 
 cdef class Network:
@@ -455,12 +450,12 @@ cdef class Network:
             else:
                 if len(layers) != 6:
                     raise ValueError("layers: (l1_w, l1_b, l2_w, l2_b, l3_w, l3_b)")
-                arrays["l1_w"] = _int8(layers[0], LAYER_1 * 2 * hidden, "l1_w")
-                arrays["l1_b"] = _int32(layers[1], LAYER_1, "l1_b")
-                arrays["l2_w"] = _int8(layers[2], LAYER_2 * LAYER_1, "l2_w")
-                arrays["l2_b"] = _int32(layers[3], LAYER_2, "l2_b")
-                arrays["l3_w"] = _int16(layers[4], LAYER_2, "l3_w")
-                arrays["l3_b"] = _int32([int(layers[5])], 1, "l3_b")
+                arrays["l1_w"] = _in_range(layers[0], LAYER_1 * 2 * hidden, "l1_w", np.int8)
+                arrays["l1_b"] = _in_range(layers[1], LAYER_1, "l1_b", np.int32)
+                arrays["l2_w"] = _in_range(layers[2], LAYER_2 * LAYER_1, "l2_w", np.int8)
+                arrays["l2_b"] = _in_range(layers[3], LAYER_2, "l2_b", np.int32)
+                arrays["l3_w"] = _in_range(layers[4], LAYER_2, "l3_w", np.int16)
+                arrays["l3_b"] = _in_range([int(layers[5])], 1, "l3_b", np.int32)
         for array in arrays.values():
             array.flags.writeable = False
         self.arrays = arrays

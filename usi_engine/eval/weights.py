@@ -86,6 +86,8 @@ class NetWeights:
 
 LAYERED_MAGIC = b"USIEVNN2"
 LAYERED_HEADER = struct.Struct("<8sIIIIIIIII")
+#: The file's arrays' little-endian types, in file order (kp ... l3_b).
+LAYERED_DTYPES = ("<i2", "<i2", "<i2", "i1", "<i4", "i1", "<i4", "<i2", "<i4")
 
 
 @dataclasses.dataclass
@@ -113,9 +115,9 @@ class LayeredWeights:
 
     def parts(self) -> list[tuple[np.ndarray, str]]:
         """The arrays in file order, each with its little-endian dtype."""
-        return [(self.kp, "<i2"), (self.first, "<i2"), (self.first_bias, "<i2"),
-                (self.l1_w, "i1"), (self.l1_b, "<i4"), (self.l2_w, "i1"), (self.l2_b, "<i4"),
-                (self.l3_w, "<i2"), (np.array([self.l3_b]), "<i4")]
+        arrays = [self.kp, self.first, self.first_bias, self.l1_w, self.l1_b, self.l2_w,
+                  self.l2_b, self.l3_w, np.array([self.l3_b])]
+        return list(zip(arrays, LAYERED_DTYPES))
 
 
 def _layered_shapes(hidden: int) -> list[tuple[int, ...]]:
@@ -161,7 +163,7 @@ def read_layered(path: str | os.PathLike) -> LayeredWeights:
         raise WeightFileError(f"{path}: shape {shape} hidden {hidden}, expected {wanted} "
                               f"(buckets, features, scale, layer1, layer2, shift, out_div) "
                               f"and a hidden width that is a multiple of 32 up to {kp.MAX_HIDDEN}")
-    dtypes = ["<i2", "<i2", "<i2", "i1", "<i4", "i1", "<i4", "<i2", "<i4"]
+    dtypes = LAYERED_DTYPES
     shapes = _layered_shapes(hidden)
     sizes = [int(np.prod(s)) * np.dtype(d).itemsize for s, d in zip(shapes, dtypes)]
     expected = LAYERED_HEADER.size + sum(sizes)

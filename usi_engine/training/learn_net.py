@@ -56,7 +56,6 @@ class NetConfig:
     init: str = ""                  # KP table or network to start from ("": the shipped table)
     kp_reg: float = 1e-4            # L2 pull of the KP table towards its start
     hidden: int = kp.HIDDEN
-    head: str = "square"            # or "layers" (usi_engine.training.learn_layers)
 
 
 class Net:
@@ -293,7 +292,7 @@ def main_learn_net(args) -> int:
     cfg = NetConfig(epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
                     out_lr=args.out_lr, lambda_=args.lambda_, scale=args.scale,
                     max_score=args.max_score, val_fraction=args.val_fraction,
-                    seed=args.seed, init=args.init or "", hidden=hidden, head=head)
+                    seed=args.seed, init=args.init or "", hidden=hidden)
     log = lambda line: print(line, flush=True)      # noqa: E731
     if head == "layers":
         from usi_engine.training.learn_layers import train_layers
