@@ -8,10 +8,14 @@ from usi_engine.core.position import Position
 from usi_engine.eval import kp
 from usi_engine.eval import weights as eval_weights
 from usi_engine.eval.loader import EvalLoader
+from usi_engine.training import data as training_data
+from usi_engine.training import learn_layers, learn_net
+from usi_engine.training.learn_net import NetConfig, loss_and_grad
 
 from bench.speed.eval_speed import random_layered
 from test_kp import STARTPOS, DROPS, _arrays, _random_positions
 from test_kp import test_score_is_the_same_for_the_position_turned_round as _turned_round
+from test_net import central_difference, data_files     # noqa: F401 (a fixture)
 
 
 def _toward_zero(numerator: int, divisor: int) -> int:
@@ -157,12 +161,6 @@ def test_layer_weights_outside_int8_are_refused(layered64):
 
 
 # ---- training (usi_engine.training.learn_layers) ------------------------------------------
-
-from usi_engine.training import data as training_data      # noqa: E402
-from usi_engine.training import learn_layers               # noqa: E402
-from usi_engine.training import learn_net                  # noqa: E402
-from usi_engine.training.learn_net import NetConfig, loss_and_grad   # noqa: E402
-from test_net import central_difference, data_files         # noqa: E402, F401
 
 
 def _dataset(folder, cfg: NetConfig):

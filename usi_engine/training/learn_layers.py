@@ -10,11 +10,12 @@ For the side to move, with crelu(x) = clip(x, 0, 1):
 
 The first layer FT is trained with a factoriser as in `usi_engine.training.learn_net`
 (each row is its own weight plus one shared by all king squares). The loss, the data
-and the optimiser are learn_net's. After each step the weights are clipped to what
-the engine's integers hold (`export`): int8 layers of 1/64 (|W| <= 127/64), int16
-output weights of 1/16 cp (|w3| <= 2047 cp per unit), first-layer rows that 81 of
-cannot leave int16. The network is written (`eval.weights.write_layered`) after each epoch
-whose validation loss is the best so far.
+and the optimiser are learn_net's. After each step the layers' weights are clipped to
+what the engine's integers hold: int8 layers of 1/64 (|W| <= 127/64), int16 output
+weights of 1/16 cp (|w3| <= 2047 cp per unit); `export` clips the first layer's rows so
+that 81 of them cannot leave int16. The network is written
+(`eval.weights.write_layered`) after each epoch whose validation loss is the best so
+far.
 
 Costs in numpy grow with the width: the first layer's gradient is one bincount per
 unit, and Adam moves every row of it each step.
@@ -45,7 +46,6 @@ L1, L2 = kp.LAYER1, kp.LAYER2
 #: What the engine's integers hold (see the module docstring).
 LAYER_LIMIT = 127 / 64
 OUT_LIMIT = 32767 / 16
-FIRST_LIMIT = (32767 // (kp.MAX_ACTIVE + 1)) / kp.QA
 #: Samples gathered at a time in the forward pass (bounds its memory: 80 rows each).
 GATHER_CHUNK = 1024
 
@@ -103,10 +103,7 @@ class LayersNet:
 
     def first_layer(self) -> np.ndarray:
         """FT with the factoriser folded in: [W + 1, hidden]."""
-        table = self.ft.copy()
-        table[:W] += np.tile(self.ftf[:F], (kp.KING_BUCKETS, 1))
-        table[W] = 0
-        return table
+        return learn_net.fold_factoriser(self.ft, self.ftf)
 
     def clip_to_integers(self) -> None:
         """Keep every weight where the engine's integers can hold it."""

@@ -90,10 +90,16 @@ class Net:
 
     def first_layer(self) -> np.ndarray:
         """W1 with the factoriser folded in: [W + 1, hidden]."""
-        table = self.ft.copy()
-        table[:W] += np.tile(self.ftf[:F], (kp.KING_BUCKETS, 1))
-        table[W] = 0
-        return table
+        return fold_factoriser(self.ft, self.ftf)
+
+
+def fold_factoriser(ft: np.ndarray, ftf: np.ndarray) -> np.ndarray:
+    """A first layer [W + 1, hidden] with the factoriser's rows (shared by all king
+    squares) added to each king square's own; the padding row W stays zero."""
+    table = ft.copy()
+    table[:W] += np.tile(ftf[:F], (kp.KING_BUCKETS, 1))
+    table[W] = 0
+    return table
 
 
 def forward(net: Net, table: np.ndarray, features: np.ndarray, side: np.ndarray):
