@@ -112,3 +112,12 @@ def test_phase_table_splits_each_engines_moves_by_game_phase():
                      "B 2 moves, depth 25.0, nodes 350, 1 ms",
                      "plies 2+: A 1 moves, depth 12.0, nodes 300, 1 ms; "
                      "B 1 moves, depth 22.0, nodes 400, 1 ms"]
+
+
+def test_phase_table_gives_depth_over_moves_without_a_mate_score_too():
+    # an engine that stops at a found mate: its plain mean depth falls, its open one not
+    games = [{"a_colour": "black", "stats": [(0, 16, 100, 10, 50), (1, 16, 200, 1, -50),
+                                             (0, 4, 300, 1, 29995), (1, 20, 400, 1, -29996)]}]
+    table = core.phase_table(games, plies=4, phases=1).splitlines()
+    assert table == ["plies 0+: A 2 moves, depth 10.0 (open 16.0 over 1), nodes 200, 6 ms; "
+                     "B 2 moves, depth 18.0 (open 16.0 over 1), nodes 300, 1 ms"]

@@ -92,6 +92,10 @@ class Clock:
             self.remaining = max(0, self.remaining - ms)
 
 
+#: Scores at or beyond this (either sign) are mates (+-(30000 - n)) or decisive.
+MATE_SCORE_FLOOR = 29000
+
+
 def last_info(lines: list[str]) -> tuple[int, int, int | None]:
     """(depth, nodes, score) of the last `info` line that has depth and nodes: the
     score in centipawns from the mover's side (a mate in n: +-(30000 - n)), or None;
@@ -260,7 +264,9 @@ def phase_table(records: list[dict], plies: int = 20, phases: int = 6) -> str:
     """Each engine's mean depth, nodes and think time a move by game phase: its moves among the
     game's first `plies` plies, the next `plies`, ..., the last phase taking the rest
     (the plies counted after the opening).  Shows where one search falls behind the
-    other's depth as the game goes on."""
+    other's depth as the game goes on.  Depth is also given over the moves whose score
+    is not a mate ("open"): an engine that stops once it has found a mate (ours does;
+    YaneuraOu searches on) pulls its plain mean down without seeing any less."""
     table: dict[tuple[str, int], list] = {}
     for r in records:
         for i, s in enumerate(r["stats"]):
@@ -273,7 +279,8 @@ def phase_table(records: list[dict], plies: int = 20, phases: int = 6) -> str:
             moves = table.get((who, phase), [])
             if moves:
                 cells.append(f"{who} {len(moves)} moves, depth "
-                             f"{sum(m[1] for m in moves) / len(moves):.1f}, nodes "
+                             f"{sum(m[1] for m in moves) / len(moves):.1f}"
+                             f"{_open_depth(moves)}, nodes "
                              f"{sum(m[2] for m in moves) / len(moves):,.0f}, "
                              f"{sum(m[3] for m in moves) / len(moves):,.0f} ms")
         if cells:
@@ -281,6 +288,16 @@ def phase_table(records: list[dict], plies: int = 20, phases: int = 6) -> str:
                     else f"{phase * plies}+")
             lines.append(f"plies {span}: " + "; ".join(cells))
     return "\n".join(lines)
+
+
+def _open_depth(moves: list) -> str:
+    """" (open D over N)": the mean depth of the moves without a mate score, when some
+    moves had one; "" when none had."""
+    open_moves = [m for m in moves if m[4] is None or abs(m[4]) < MATE_SCORE_FLOOR]
+    if len(open_moves) == len(moves) or not open_moves:
+        return ""
+    return (f" (open {sum(m[1] for m in open_moves) / len(open_moves):.1f} over "
+            f"{len(open_moves)})")
 
 
 def load_records(out: str | Path, pairing: str | None = None) -> list[dict]:
