@@ -291,8 +291,8 @@ def phase_table(records: list[dict], plies: int = 20, phases: int = 6) -> str:
 
 
 def _open_depth(moves: list) -> str:
-    """" (open D over N)": the mean depth of the moves without a mate score, when some
-    moves had one; "" when none had."""
+    """The cell's " (open D over N)": the mean depth D of the N moves without a mate
+    score, when some moves had one; empty when none or all had."""
     open_moves = [m for m in moves if m[4] is None or abs(m[4]) < MATE_SCORE_FLOOR]
     if len(open_moves) == len(moves) or not open_moves:
         return ""

@@ -35,9 +35,9 @@ import time
 from pathlib import Path
 
 from bench.lib import engines
-from bench.lib.match import (DEFAULT_OPTIONS, Match, Player, a_score, distinct_openings,
-                             load_records, parse_tc, phase_table, read_openings_or_exit,
-                             summary)
+from bench.lib.match import (DEFAULT_OPTIONS, MATE_SCORE_FLOOR, Match, Player, a_score,
+                             distinct_openings, load_records, parse_tc, phase_table,
+                             read_openings_or_exit, summary)
 from bench.lib.paths import ENGINE_SH, OPENINGS, OUT
 from bench.lib.stats import elo_stats, fmt_elo, score_summary
 
@@ -96,7 +96,7 @@ def check_resignations(records: list[dict], movetime_ms: int) -> None:
                      else f"mate {'-' if found.mate_sign < 0 else '+'}{abs(found.score_mate or 0)}")
             last = ours[-1] if ours else None
             flag = ""
-            if last is not None and abs(last) > 29000 and not score.startswith("mate -"):
+            if last is not None and abs(last) >= MATE_SCORE_FLOOR and not score.startswith("mate -"):
                 flag = "  <-- not confirmed (a long mate is possible: re-check longer)"
             print(f"  {r.get('pairing') or ''} game {r['game']}, after {len(r['moves'])} plies: "
                   f"A's last score {last}, Fairy-Stockfish {score or '?'}{flag}")
