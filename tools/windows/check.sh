@@ -269,6 +269,9 @@ if [ $QUICK = 0 ]; then
         --continue-on-collection-errors -q -rfEs --tb=line --timeout 300 --junitxml=../tests.xml \
         "${PYTEST_ARGS[@]}" 2>&1 | cat) > "$BUILD/tests.log"
     set -e
+    # The failures first (pytest's short summary: -rfE), then the tail: CI shows only
+    # this output, and the name of a failed test must be in it.
+    grep -E '^(FAILED|ERROR) ' "$BUILD/tests.log" | sed 's/^/  /' || true
     tail -5 "$BUILD/tests.log" | sed 's/^/  /'
     summary=$(grep -E '(passed|failed|error|skipped|deselected).* in [0-9.]+s' "$BUILD/tests.log" \
               | tail -1 | sed 's/=//g; s/^ *//; s/ *$//' || true)
