@@ -6,7 +6,8 @@ Everything here is C without the GIL, in one module so that the hot calls inline
 
 1. game-rule outcomes (repetition, declaration, move limit) and mate distance pruning;
 2. the transposition table's cut-off, then the static score, corrected by what searches
-   found for the same pawns and hands (correction history);
+   found for the same pawns, hands, other pieces of each colour and last moves
+   (correction history);
 3. pruning of the whole node off the PV: reverse futility, the null move (reduced more
    the further the static score stands above beta), ProbCut;
 4. internal iterative reduction and a mate-in-one test at nodes the table has not seen;
@@ -49,7 +50,8 @@ from usi_engine.search.history cimport (History, NO_PIECE_TO, CORR_BITS, CORR_LI
                                         quiet_score, history_cutoff, history_cont_bonus,
                                         pawn_history_cutoff, PAWN_HIST_BITS,
                                         capture_history_cutoff, butterfly_bonus,
-                                        low_ply_reset, capture_history, correction_update)
+                                        low_ply_reset, capture_history, correction_update,
+                                        correction_nudge)
 from usi_engine.core.tt cimport (TT, TTEntry, BOUND_NONE, BOUND_UPPER, BOUND_LOWER,
                                  BOUND_EXACT, tt_probe, tt_store, tt_prefetch)
 from usi_engine.core.control cimport Control, ctl_count
@@ -122,12 +124,59 @@ cdef inline int pawn_history_index(const Pos* p) noexcept nogil:
     return pi >> (CORR_BITS - PAWN_HIST_BITS)
 
 
-cdef inline int corrected_value(Context* c, int raw) noexcept nogil:
-    """The static score less what searches of positions with the same pawns and hands
-    have found it to be off by (correction history, as in Stockfish)."""
-    cdef int pi, hi, v
+cdef inline uint64_t _fold(bb_t b) noexcept nogil:
+    return (<uint64_t>b) ^ (<uint64_t>(b >> 64))
+
+
+cdef inline int nonpawn_index(const Pos* p, int colour) noexcept nogil:
+    """Where the placement of this colour's pieces other than pawns falls in its
+    correction table: the squares they stand on, and which of them are rooks and
+    bishops, gold movers and silvers."""
+    cdef bb_t own = p.by_color[colour]
+    cdef bb_t majors = own & (p.by_type[BISHOP] | p.by_type[ROOK] | p.by_type[HORSE]
+                              | p.by_type[DRAGON])
+    cdef bb_t golds = own & (p.by_type[GOLD] | p.by_type[PRO_PAWN] | p.by_type[PRO_LANCE]
+                             | p.by_type[PRO_KNIGHT] | p.by_type[PRO_SILVER])
+    cdef uint64_t k = ((_fold(own & ~p.by_type[PAWN]) * 0x9E3779B97F4A7C15ULL)
+                       ^ (_fold(majors) * 0xC2B2AE3D27D4EB4FULL)
+                       ^ (_fold(golds) * 0x165667B19E3779F9ULL)
+                       ^ (_fold(own & p.by_type[SILVER]) * 0xD6E8FEB86659FD93ULL))
+    return <int>((k * 0x94D049BB133111EBULL) >> (64 - CORR_BITS))
+
+
+cdef inline int _continuation_correction(const History* h, int side, const int* keys,
+                                         int ply, int* k1, int* k2, int* k4) noexcept nogil:
+    """The piece-to keys of the moves 1, 2 and 4 plies back (NO_PIECE_TO where there is
+    none, or a null move), and the continuation correction they make: each table entry
+    counts two thirds (YaneuraOu's weight against the pawn table's)."""
+    k1[0] = keys[ply - 1] if ply >= 1 else NO_PIECE_TO
+    k2[0] = keys[ply - 2] if ply >= 2 else NO_PIECE_TO
+    k4[0] = keys[ply - 4] if ply >= 4 else NO_PIECE_TO
+    cdef int total = 0
+    if k1[0] >= 0:
+        if k2[0] >= 0:
+            total += h.corr_cont[side][k2[0]][k1[0]] * 2 // 3
+        if k4[0] >= 0:
+            total += h.corr_cont[side][k4[0]][k1[0]] * 2 // 3
+    return total
+
+
+cdef inline int correction_of(Context* c, int ply) noexcept nogil:
+    """What searches of positions sharing this one's pawns, hands, other pieces of each
+    colour and last moves found the static score to be off by, in 16ths of a unit."""
+    cdef int pi, hi, k1, k2, k4
+    cdef int side = c.pos.side
     correction_indices(&c.pos, &pi, &hi)
-    v = raw + (c.hist.corr_pawn[c.pos.side][pi] + c.hist.corr_hand[c.pos.side][hi]) // 16
+    return (c.hist.corr_pawn[side][pi] + c.hist.corr_hand[side][hi]
+            + c.hist.corr_nonpawn[side][BLACK][nonpawn_index(&c.pos, BLACK)]
+            + c.hist.corr_nonpawn[side][WHITE][nonpawn_index(&c.pos, WHITE)]
+            + _continuation_correction(&c.hist, side, c.move_keys, ply, &k1, &k2, &k4))
+
+
+cdef inline int corrected_value(Context* c, int raw, int ply) noexcept nogil:
+    """The static score less what searches of similar positions have found it to be off
+    by (correction history, as in Stockfish and YaneuraOu)."""
+    cdef int v = raw + correction_of(c, ply) // 16
     if v >= VALUE_MATE_IN_MAX_PLY:
         return VALUE_MATE_IN_MAX_PLY - 1
     if v <= -VALUE_MATE_IN_MAX_PLY:
@@ -136,15 +185,29 @@ cdef inline int corrected_value(Context* c, int raw) noexcept nogil:
 
 
 cdef inline void correct_static_value(Context* c, int best, int static_eval,
-                                      int depth) noexcept nogil:
-    cdef int pi, hi
+                                      int depth, int ply) noexcept nogil:
+    """Move every correction entry of this position toward what the search found; the
+    non-pawn tables by 187/128 of the step, the continuation tables by 126/128 (2 plies
+    back) and 63/128 (4 plies back), YaneuraOu's proportions."""
+    cdef int pi, hi, k1, k2, k4
+    cdef int side = c.pos.side
     cdef int bonus = (best - static_eval) * depth // 8
     if bonus > CORR_LIMIT // 4:
         bonus = CORR_LIMIT // 4
     elif bonus < -CORR_LIMIT // 4:
         bonus = -CORR_LIMIT // 4
     correction_indices(&c.pos, &pi, &hi)
-    correction_update(&c.hist, c.pos.side, pi, hi, bonus)
+    correction_update(&c.hist, side, pi, hi, bonus)
+    correction_nudge(&c.hist.corr_nonpawn[side][BLACK][nonpawn_index(&c.pos, BLACK)],
+                     bonus * 187 // 128)
+    correction_nudge(&c.hist.corr_nonpawn[side][WHITE][nonpawn_index(&c.pos, WHITE)],
+                     bonus * 187 // 128)
+    _continuation_correction(&c.hist, side, c.move_keys, ply, &k1, &k2, &k4)
+    if k1 >= 0:
+        if k2 >= 0:
+            correction_nudge(&c.hist.corr_cont[side][k2][k1], bonus * 126 // 128)
+        if k4 >= 0:
+            correction_nudge(&c.hist.corr_cont[side][k4][k1], bonus * 63 // 128)
 
 
 cdef inline void play_move(Context* c, int m, int ply) noexcept nogil:
@@ -206,7 +269,7 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
         stand_pat = -VALUE_INFINITE
     else:
         raw_eval = static_value(c, ply)
-        stand_pat = corrected_value(c, raw_eval)
+        stand_pat = corrected_value(c, raw_eval, ply)
         if stand_pat >= beta or qply >= QSEARCH_MAX_PLIES:
             return stand_pat    # (a mate would fail high too: no need to look for one)
         if not found:
@@ -258,6 +321,7 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
             if not see_ge(p, m, 0):
                 continue
         tried += 1
+        c.move_keys[ply] = move_key(p, m)     # (for the continuation correction)
         play_move(c, m, ply)
         v = -qsearch(c, -beta, -alpha, ply + 1, qply + 1)
         pos_undo_move(p)
@@ -334,7 +398,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
 
     checked = in_check(p)
     raw_eval = -VALUE_INFINITE if checked else (te.eval if found else static_value(c, ply))
-    static_eval = raw_eval if checked else corrected_value(c, raw_eval)
+    static_eval = raw_eval if checked else corrected_value(c, raw_eval, ply)
     c.static_evals[ply] = static_eval
     # improving: the static score rose since our previous move (or cannot be compared)
     improving = not checked and (ply < 2 or c.static_evals[ply - 2] == -VALUE_INFINITE
@@ -478,7 +542,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     if (not checked and (best_move == 0 or is_quiet(p, best_move))
             and is_mate_score(best) == 0
             and ((best < static_eval and best < beta) or (best > static_eval and best_move))):
-        correct_static_value(c, best, static_eval, depth)
+        correct_static_value(c, best, static_eval, depth, ply)
     tt_store(c.tt, e, key, value_to_tt(best, ply), bound, depth, best_move,
              raw_eval if raw_eval > -VALUE_INFINITE else 0)
     return best

@@ -36,7 +36,9 @@ cdef struct History:
     int16_t low_ply[LOW_PLY][88][81]      # [ply][origin][destination], this search only
     int16_t capt[2][PIECE_TO][16]         # [side][capturing piece-to][victim's type]
     int16_t corr_pawn[2][CORR_SIZE]       # static-score error by pawn placement ...
-    int16_t corr_hand[2][CORR_SIZE]       # ... and by the pieces in both hands
+    int16_t corr_hand[2][CORR_SIZE]       # ... by the pieces in both hands ...
+    int16_t corr_nonpawn[2][2][CORR_SIZE] # ... by each colour's pieces other than pawns ...
+    int16_t corr_cont[2][PIECE_TO][PIECE_TO]   # ... and by the moves 2 (or 4) and 1 plies back
 
 
 cdef inline int piece_to(int pt_after, int to) noexcept nogil:
@@ -63,6 +65,11 @@ cdef inline void correction_update(History* h, int side, int pawn_index, int han
     """Move both correction entries of this position toward the search's verdict."""
     _gravity16(&h.corr_pawn[side][pawn_index], bonus, CORR_LIMIT)
     _gravity16(&h.corr_hand[side][hand_index], bonus, CORR_LIMIT)
+
+
+cdef inline void correction_nudge(int16_t* entry, int bonus) noexcept nogil:
+    """Move one more correction entry (non-pawn, continuation) toward the verdict."""
+    _gravity16(entry, bonus, CORR_LIMIT)
 
 
 cdef inline int quiet_score(const History* h, int side, int m, int key, int prev1,
