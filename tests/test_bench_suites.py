@@ -57,3 +57,33 @@ def test_extracted_refutations_are_positions_after_the_blunderers_moves(tmp_path
     assert len(found) == 1
     assert found[0]["sfen"].startswith("lnsgkgsnl/1r5b1/pppppp1pp/6p2/9/2P4P1/PP1PPPP1P/")
     assert found[0]["threshold"] == (300 - (-5)) // 2
+
+
+def _record(tmp_path, moves, scores):
+    path = tmp_path / "games.jsonl"
+    stats = [[i % 2, 10, 1000, 100, s] for i, s in enumerate(scores)]
+    path.write_text(json.dumps({"start": "startpos", "opening_moves": ["7g7f"],
+                                "moves": moves, "stats": stats}) + "\n")
+    return str(path)
+
+
+def test_sampled_positions_are_those_before_the_recorded_moves_within_the_plies(tmp_path):
+    from bench.strength import blunder_suite
+    path = _record(tmp_path, ["3c3d", "2g2f", "8c8d", "2f2e"], [0, 20, -30, 40])
+    found = blunder_suite.sample_records([path], 10, first_ply=1, last_ply=2)
+    assert sorted(p["played"] for p in found) == ["2g2f", "8c8d"]
+    for p in found:
+        assert Position(p["sfen"]).is_legal(usi_to_move(p["played"]))
+
+
+def test_sampling_leaves_out_decided_positions(tmp_path):
+    from bench.strength import blunder_suite
+    path = _record(tmp_path, ["3c3d", "2g2f", "8c8d"], [0, 1500, -2000])
+    found = blunder_suite.sample_records([path], 10, first_ply=0, last_ply=2)
+    assert [p["played"] for p in found] == ["3c3d"]
+
+
+def test_paired_difference_is_negative_where_the_variant_loses_less():
+    from bench.strength import blunder_suite
+    text = blunder_suite.paired([0, 100, 0, 50], [0, 0, 0, 50])
+    assert text.startswith("-25.0 [-74.0, +24.0]") and "better on 1, worse on 0" in text

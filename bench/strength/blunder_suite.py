@@ -16,6 +16,17 @@ mean loss (each clamped to -300..1500) and how many moves lose 150 or more.
     python -m bench.strength.blunder_suite --option SingularDepth=6 --scaling
     python -m bench.strength.blunder_suite --extract RUN/game.db ... --out FILE   # new positions
 
+Positions chosen by our blunders favour any change (a variant that plays anything else
+there gains).  For a screen without that bias, sample every side's moves of the match
+core's records instead, the plies from 20 to 79 after the opening where the mover's
+score was within 1000, and compare a variant with the defaults on the same positions
+(--paired: the mean of the per-position differences and its 95% interval):
+
+    python -m bench.strength.blunder_suite --sample-records R.jsonl ... --count 600 \
+        --out bench/blunders/sampled.json
+    USI_ENGINE_TUNE=1 python -m bench.strength.blunder_suite --positions \
+        bench/blunders/sampled.json --eval material --nodes 320000 --paired --option X=1
+
 Caveat: the oracle shares YaneuraOu's evaluation and search, which favours its own
 fast choices; compare our variants with each other first, and with YaneuraOu second.
 """
@@ -31,7 +42,8 @@ from bench.lib.engines import YO_DEFAULT, Yaneuraou
 from bench.lib.paths import BLUNDERS as DATA
 from bench.lib.records import recorded_moves
 
-__all__ = ["DATA", "YO_DEFAULT", "Yaneuraou", "recorded_moves", "extract", "Oracle", "our_moves",
+__all__ = ["DATA", "YO_DEFAULT", "Yaneuraou", "recorded_moves", "extract", "sample_records",
+           "paired", "Oracle", "our_moves",
            "losses", "main"]
 ORACLE_NODES = 3_000_000
 BLUNDER = 150
@@ -55,6 +67,60 @@ def extract(dbs: list[str], ours: str = "new", theirs: str = "base") -> list[dic
             if mover == ours:
                 before = {"sfen": pos.sfen(), "played": move}
     return out
+
+
+def sample_records(paths: list[str], count: int, seed: int = 1, first_ply: int = 20,
+                   last_ply: int = 79, max_score: int = 1000) -> list[dict]:
+    """Up to `count` positions, drawn at random (seeded) from the match core's JSON-lines
+    records: the position before each move of either side at plies first_ply..last_ply
+    after the opening whose mover's recorded score was within max_score (the game not
+    yet decided), each position once.
+
+    >>> sample_records([], 5)
+    []
+    """
+    import random
+
+    import cshogi
+    seen: set[str] = set()
+    found = []
+    for path in paths:
+        for n, line in enumerate(Path(path).read_text().splitlines()):
+            record = json.loads(line)
+            board = cshogi.Board()
+            start = record.get("start", "startpos")
+            if start != "startpos":
+                board.set_sfen(start.removeprefix("sfen ").strip())
+            for move in record["opening_moves"]:
+                board.push_usi(move)
+            for ply, (move, stat) in enumerate(zip(record["moves"], record["stats"])):
+                score = stat[4]
+                sfen = board.sfen()
+                placement = sfen.rsplit(" ", 1)[0]     # the move number aside
+                if (first_ply <= ply <= last_ply and score is not None
+                        and abs(score) <= max_score and placement not in seen):
+                    seen.add(placement)
+                    found.append({"sfen": sfen, "played": move, "score": score,
+                                  "source": f"{Path(path).name}#{n + 1}:{ply}"})
+                board.push_usi(move)
+    random.Random(seed).shuffle(found)
+    return found[:count]
+
+
+def paired(base: list[int], other: list[int]) -> str:
+    """The mean per-position difference other - base with its 95% interval, and on how
+    many positions each side loses less.
+
+    >>> paired([0, 100, 0, 50], [0, 0, 0, 50])
+    '-25.0 [-74.0, +24.0] per position; better on 1, worse on 0, equal on 3'
+    """
+    diffs = [b - a for a, b in zip(base, other)]
+    mean = statistics.mean(diffs)
+    half = 1.96 * statistics.stdev(diffs) / len(diffs) ** 0.5 if len(diffs) > 1 else 0.0
+    better = sum(d < 0 for d in diffs)
+    worse = sum(d > 0 for d in diffs)
+    return (f"{mean:+.1f} [{mean - half:+.1f}, {mean + half:+.1f}] per position; "
+            f"better on {better}, worse on {worse}, equal on {len(diffs) - better - worse}")
 
 
 class Oracle:
@@ -130,15 +196,22 @@ def main(argv: list[str] | None = None) -> int:
                     help="nodes per move (default: ours per move at 300 ms in the games)")
     ap.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                     help="a tuning parameter for our search (repeatable)")
-    ap.add_argument("--eval", default="hand", choices=("hand", "learned"))
+    ap.add_argument("--eval", default="hand", choices=("hand", "learned", "material"))
     ap.add_argument("--scaling", action="store_true", help="ours at 2x and 4x the nodes too")
     ap.add_argument("--yaneuraou", default=str(YO_DEFAULT))
+    ap.add_argument("--paired", action="store_true",
+                    help="also the defaults, and the per-position difference from them")
     ap.add_argument("--extract", nargs="+", metavar="GAME_DB", help="build positions instead")
-    ap.add_argument("--out", help="with --extract: where to write them")
+    ap.add_argument("--sample-records", nargs="+", metavar="JSONL",
+                    help="build positions instead: every side's moves of match records")
+    ap.add_argument("--count", type=int, default=600, help="with --sample-records (600)")
+    ap.add_argument("--seed", type=int, default=1, help="with --sample-records (1)")
+    ap.add_argument("--out", help="with --extract or --sample-records: where to write them")
     args = ap.parse_args(argv)
 
-    if args.extract:
-        found = extract(args.extract)
+    if args.extract or args.sample_records:
+        found = (extract(args.extract) if args.extract
+                 else sample_records(args.sample_records, args.count, args.seed))
         Path(args.out or args.positions).write_text(json.dumps(found, indent=0))
         print(f"{len(found)} positions")
         return 0
@@ -152,12 +225,19 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(positions)} positions; oracle: YaneuraOu at {ORACLE_NODES:,} nodes")
     print(f"{'engine':34s} {'nodes':>10s} {'mean loss':>9s} {'>=' + str(BLUNDER):>9s}")
     try:
-        runs = [(label, args.nodes)]
+        runs = [(label, args.nodes, options)]
         if args.scaling:
-            runs += [(label + " x2", 2 * args.nodes), (label + " x4", 4 * args.nodes)]
-        for name, nodes in runs:
-            print(row(name, nodes, losses(positions, our_moves(positions, nodes, options,
-                                                                args.eval), oracle)), flush=True)
+            runs += [(label + " x2", 2 * args.nodes, options),
+                     (label + " x4", 4 * args.nodes, options)]
+        if args.paired:
+            runs.insert(0, (f"ours (defaults), {args.eval}", args.nodes, {}))
+        found = []
+        for name, nodes, chosen in runs:
+            found.append(losses(positions, our_moves(positions, nodes, chosen, args.eval),
+                                oracle))
+            print(row(name, nodes, found[-1]), flush=True)
+        if args.paired:
+            print(f"{label} against the defaults: {paired(found[0], found[1])}")
         yo = Yaneuraou(args.yaneuraou)
         try:
             theirs = [yo.search(p["sfen"], "", args.nodes)[0] for p in positions]
