@@ -13,7 +13,7 @@ options), at 2x and 4x those nodes with --scaling, and YaneuraOu at the same nod
 mean loss (each clamped to -300..1500) and how many moves lose 150 or more.
 
     python -m bench.strength.blunder_suite                 # about 3 min
-    python -m bench.strength.blunder_suite --option SingularDepth=6 --scaling
+    python -m bench.strength.blunder_suite --option LmrDivisor=160 --scaling
     python -m bench.strength.blunder_suite --extract RUN/game.db ... --out FILE   # new positions
 
 Positions chosen by our blunders favour any change (a variant that plays anything else
@@ -25,7 +25,11 @@ score was within 1000, and compare a variant with the defaults on the same posit
     python -m bench.strength.blunder_suite --sample-records R.jsonl ... --count 600 \
         --out bench/blunders/sampled.json
     USI_ENGINE_TUNE=1 python -m bench.strength.blunder_suite --positions \
-        bench/blunders/sampled.json --eval material --nodes 320000 --paired --option X=1
+        bench/blunders/sampled.json --eval material --nodes 320000 --paired --no-reference \
+        --option X=1
+    # what twice and four times the nodes are worth on the same scale:
+    python -m bench.strength.blunder_suite --positions bench/blunders/sampled.json \
+        --eval material --nodes 160000 --scaling --paired --no-reference
 
 Caveat: the oracle shares YaneuraOu's evaluation and search, which favours its own
 fast choices; compare our variants with each other first, and with YaneuraOu second.
@@ -199,8 +203,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--eval", default="hand", choices=("hand", "learned", "material"))
     ap.add_argument("--scaling", action="store_true", help="ours at 2x and 4x the nodes too")
     ap.add_argument("--yaneuraou", default=str(YO_DEFAULT))
+    ap.add_argument("--no-reference", action="store_true",
+                    help="leave out YaneuraOu's row and the games' moves (fewer oracle searches)")
     ap.add_argument("--paired", action="store_true",
-                    help="also the defaults, and the per-position difference from them")
+                    help="also the defaults (with --option), and each row's per-position "
+                         "difference from the first")
     ap.add_argument("--extract", nargs="+", metavar="GAME_DB", help="build positions instead")
     ap.add_argument("--sample-records", nargs="+", metavar="JSONL",
                     help="build positions instead: every side's moves of match records")
@@ -229,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.scaling:
             runs += [(label + " x2", 2 * args.nodes, options),
                      (label + " x4", 4 * args.nodes, options)]
-        if args.paired:
+        if args.paired and options:
             runs.insert(0, (f"ours (defaults), {args.eval}", args.nodes, {}))
         found = []
         for name, nodes, chosen in runs:
@@ -237,7 +244,10 @@ def main(argv: list[str] | None = None) -> int:
                                 oracle))
             print(row(name, nodes, found[-1]), flush=True)
         if args.paired:
-            print(f"{label} against the defaults: {paired(found[0], found[1])}")
+            for (name, _, _), loss in zip(runs[1:], found[1:]):
+                print(f"{name} against {runs[0][0]}: {paired(found[0], loss)}")
+        if args.no_reference:
+            return 0
         yo = Yaneuraou(args.yaneuraou)
         try:
             theirs = [yo.search(p["sfen"], "", args.nodes)[0] for p in positions]
