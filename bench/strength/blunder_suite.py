@@ -31,6 +31,13 @@ score was within 1000, and compare a variant with the defaults on the same posit
     python -m bench.strength.blunder_suite --positions bench/blunders/sampled.json \
         --eval material --nodes 160000 --scaling --paired --no-reference
 
+How much such a screen can see: on the 600 sampled positions (bench/blunders/sampled.json,
+oracle values of the defaults' moves at 320,000 nodes cached), our search at 160,000
+nodes against 320,000 differed on 166 moves and scored -1.1 [95%: -13.3, +11.1] per
+position (2026-11-28): half the nodes, worth much in games, did not show.  The oracle's
+own noise (its value of a move is often above its best: 122 of the first 416 losses
+were negative) swamps the effect; treat a result of this screen as a hint at best.
+
 Caveat: the oracle shares YaneuraOu's evaluation and search, which favours its own
 fast choices; compare our variants with each other first, and with YaneuraOu second.
 """
