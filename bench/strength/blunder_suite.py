@@ -24,9 +24,8 @@ score was within 1000, and compare a variant with the defaults on the same posit
 
     python -m bench.strength.blunder_suite --sample-records R.jsonl ... --count 600 \
         --out bench/blunders/sampled.json
-    USI_ENGINE_TUNE=1 python -m bench.strength.blunder_suite --positions \
-        bench/blunders/sampled.json --eval material --nodes 320000 --paired --no-reference \
-        --option X=1
+    python -m bench.strength.blunder_suite --positions bench/blunders/sampled.json \
+        --eval material --nodes 320000 --paired --no-reference --option LmrDivisor=160
     # what twice and four times the nodes are worth on the same scale:
     python -m bench.strength.blunder_suite --positions bench/blunders/sampled.json \
         --eval material --nodes 160000 --scaling --paired --no-reference
