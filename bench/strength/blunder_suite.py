@@ -50,7 +50,7 @@ from pathlib import Path
 
 from bench.lib.engines import YO_DEFAULT, Yaneuraou
 from bench.lib.paths import BLUNDERS as DATA
-from bench.lib.records import recorded_moves
+from bench.lib.records import load_jsonl, recorded_moves
 
 __all__ = ["DATA", "YO_DEFAULT", "Yaneuraou", "recorded_moves", "extract", "sample_records",
            "paired", "Oracle", "our_moves",
@@ -95,8 +95,7 @@ def sample_records(paths: list[str], count: int, seed: int = 1, first_ply: int =
     seen: set[str] = set()
     found = []
     for path in paths:
-        for n, line in enumerate(Path(path).read_text().splitlines()):
-            record = json.loads(line)
+        for n, record in enumerate(load_jsonl(path)):
             board = cshogi.Board()
             start = record.get("start", "startpos")
             if start != "startpos":
