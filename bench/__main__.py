@@ -18,6 +18,7 @@ COMMANDS = {
     "spsa": "bench.strength.spsa_tune",
     "blunders": "bench.strength.blunder_suite",
     "refutations": "bench.strength.refutation_suite",
+    "mate-speed": "bench.strength.mate_speed",
     "outcome-fit": "bench.strength.outcome_fit",
     "search-profile": "bench.strength.search_profile",
     # tsume

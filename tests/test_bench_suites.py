@@ -87,3 +87,42 @@ def test_paired_difference_is_negative_where_the_variant_loses_less():
     from bench.strength import blunder_suite
     text = blunder_suite.paired([0, 100, 0, 50], [0, 0, 0, 50])
     assert text.startswith("-25.0 [-74.0, +24.0]") and "better on 1, worse on 0" in text
+
+
+def _mate_record(tmp_path, scores):
+    """A record after the opening 7g7f: white moves first, then the sides alternate."""
+    moves = ["3c3d", "2g2f", "8c8d", "2f2e", "4a3b"][:len(scores)]
+    stats = [[(i + 1) % 2, 10, 1000, 100, s] for i, s in enumerate(scores)]
+    path = tmp_path / "mates.jsonl"
+    path.write_text(json.dumps({"start": "startpos", "opening_moves": ["7g7f"], "moves": moves,
+                                "stats": stats, "a_colour": "black", "game": 1}) + "\n")
+    return str(path)
+
+
+def test_first_mates_keeps_each_sides_first_announced_mate_only(tmp_path):
+    from bench.strength import mate_speed
+    path = _mate_record(tmp_path, [0, 100, 29989, 29991, 29987])   # white, black, ...
+    found = sorted(mate_speed.first_mates([path]), key=lambda p: len(p["moves"]))
+    assert [(p["finder"], p["mate_plies"], len(p["moves"])) for p in found] == [
+        ("b", 11, 3), ("a", 9, 4)]
+
+
+def test_first_mates_leaves_out_long_mates_and_decisive_scores(tmp_path):
+    from bench.strength import mate_speed
+    path = _mate_record(tmp_path, [29950, 29100, 0])
+    assert mate_speed.first_mates([path]) == []
+
+
+def test_our_search_solves_a_mate_in_one_on_the_first_rung():
+    from bench.strength import mate_speed
+    position = {"start": "sfen 4k4/9/4P4/9/9/9/9/9/9 b G2r2b3g4s4n4l17p 1", "moves": []}
+    assert mate_speed.solve_ours([position], {}, "material") == [mate_speed.LADDER[0]]
+
+
+def test_compare_counts_an_unsolved_position_as_twice_the_last_rung():
+    from bench.strength import mate_speed
+    positions = [{"finder": "a"}, {"finder": "b"}]
+    lines = mate_speed.compare(positions, [25_000, None], [50_000, 25_000], "b")
+    # log2(25k/50k) = -1; log2(3.2M/25k) = +7
+    assert lines == ["found by b 1: solved A 0, B 1; mean log2(A/B) +7.00; A faster on 0, B on 1",
+                     "all 2: solved A 1, B 2; mean log2(A/B) +3.00; A faster on 1, B on 1"]
