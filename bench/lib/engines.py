@@ -328,6 +328,22 @@ def peer_spec(key: str, hash_mb: int = 64):
     return None
 
 
+def our_searcher(evaluation: str, options: dict[str, int], hash_mb: int = 64):
+    """Our search in-process (a usi_engine Searcher) with `evaluation` (hand, learned or
+    material), the tuning `options` and a table of hash_mb MB: what the suites that
+    search by node count compare with YaneuraOu."""
+    from usi_engine.eval.loader import EvalLoader
+    from usi_engine.search.searcher import Searcher
+    loader = EvalLoader()
+    loader.apply(evaluation, "")
+    searcher = Searcher()
+    searcher.set_evaluation(loader.network)
+    for name, value in options.items():
+        searcher.set_parameter(name, value)
+    searcher.set_hash(hash_mb)
+    return searcher
+
+
 class Yaneuraou:
     """YaneuraOu on one thread, no book, searched by node count (the blunder and
     refutation suites' reference and oracle)."""

@@ -48,7 +48,7 @@ import os
 import statistics
 from pathlib import Path
 
-from bench.lib.engines import YO_DEFAULT, Yaneuraou
+from bench.lib.engines import YO_DEFAULT, Yaneuraou, our_searcher
 from bench.lib.paths import BLUNDERS as DATA
 from bench.lib.records import load_jsonl, recorded_moves
 
@@ -170,16 +170,8 @@ class Oracle:
 
 
 def our_moves(positions: list[dict], nodes: int, options: dict[str, int], evaluation: str) -> list[str]:
-    from usi_engine.eval.loader import EvalLoader
     from usi_engine.core.position import Position, move_to_usi
-    from usi_engine.search.searcher import Searcher
-    loader = EvalLoader()
-    loader.apply(evaluation, "")
-    searcher = Searcher()
-    searcher.set_evaluation(loader.network)
-    for name, value in options.items():
-        searcher.set_parameter(name, value)
-    searcher.set_hash(64)
+    searcher = our_searcher(evaluation, options)
     moves = []
     for p in positions:
         searcher.new_game()

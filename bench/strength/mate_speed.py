@@ -40,7 +40,7 @@ import math
 import random
 from pathlib import Path
 
-from bench.lib.engines import YO_DEFAULT, Yaneuraou
+from bench.lib.engines import YO_DEFAULT, Yaneuraou, our_searcher
 from bench.lib.match import MATE_SCORE_FLOOR
 from bench.lib.paths import BENCH
 from bench.lib.records import load_jsonl
@@ -94,15 +94,7 @@ def solve_ours(positions: list[dict], options: dict[str, int], evaluation: str) 
     """The first budget of LADDER at which our search reports a mate for the side to
     move (None: none within it), per position."""
     from usi_engine.core.position import Position
-    from usi_engine.eval.loader import EvalLoader
-    from usi_engine.search.searcher import Searcher
-    loader = EvalLoader()
-    loader.apply(evaluation, "")
-    searcher = Searcher()
-    searcher.set_evaluation(loader.network)
-    for name, value in options.items():
-        searcher.set_parameter(name, value)
-    searcher.set_hash(64)
+    searcher = our_searcher(evaluation, options)
     solved = []
     for p in positions:
         start, moves = _usi_position(p)
