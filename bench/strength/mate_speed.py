@@ -44,6 +44,7 @@ from bench.lib.engines import YO_DEFAULT, Yaneuraou, our_searcher
 from bench.lib.match import MATE_SCORE_FLOOR
 from bench.lib.paths import BENCH
 from bench.lib.records import load_jsonl
+from usi_engine.record.model import STARTPOS_SFEN
 
 __all__ = ["LADDER", "UNSOLVED", "first_mates", "solve_ours", "solve_yaneuraou", "compare",
            "main"]
@@ -84,10 +85,10 @@ def first_mates(paths: list[str], count: int = 120, seed: int = 1) -> list[dict]
     return found[:count]
 
 
-def _usi_position(p: dict) -> tuple[str, list[str]]:
+def _start_sfen(p: dict) -> str:
+    """The SFEN of the position the record's moves start from."""
     start = p["start"]
-    return ("startpos" if start == "startpos" else start.removeprefix("sfen ").strip(),
-            p["moves"])
+    return STARTPOS_SFEN if start == "startpos" else start.removeprefix("sfen ").strip()
 
 
 def solve_ours(positions: list[dict], options: dict[str, int], evaluation: str) -> list:
@@ -97,9 +98,8 @@ def solve_ours(positions: list[dict], options: dict[str, int], evaluation: str) 
     searcher = our_searcher(evaluation, options)
     solved = []
     for p in positions:
-        start, moves = _usi_position(p)
-        position = Position() if start == "startpos" else Position(start)
-        for move in moves:
+        position = Position(_start_sfen(p))
+        for move in p["moves"]:
             position.push_usi(move)
         found = None
         for nodes in LADDER:
@@ -118,12 +118,9 @@ def solve_yaneuraou(positions: list[dict], path: str) -> list:
     solved = []
     try:
         for p in positions:
-            start, moves = _usi_position(p)
-            sfen = (start if start != "startpos"
-                    else "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1")
             found = None
             for nodes in LADDER:
-                _, score = yo.search(sfen, " ".join(moves), nodes)
+                _, score = yo.search(_start_sfen(p), " ".join(p["moves"]), nodes)
                 if score >= MATE_SCORE_FLOOR:
                     found = nodes
                     break
