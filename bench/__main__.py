@@ -9,6 +9,7 @@ COMMANDS = {
     # speed
     "perft": "bench.speed.perft_bench",
     "nps": "bench.speed.nps_bench",
+    "game-nps": "bench.speed.game_nps",
     "threads": "bench.speed.threads_bench",
     "memory": "bench.speed.memory_bench",
     "eval-speed": "bench.speed.eval_speed",

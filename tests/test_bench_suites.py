@@ -126,3 +126,20 @@ def test_compare_counts_an_unsolved_position_as_twice_the_last_rung():
     # log2(25k/50k) = -1; log2(3.2M/25k) = +7
     assert lines == ["found by b 1: solved A 0, B 1; mean log2(A/B) +7.00; A faster on 0, B on 1",
                      "all 2: solved A 1, B 2; mean log2(A/B) +3.00; A faster on 1, B on 1"]
+
+
+def test_game_nps_takes_the_positions_before_every_twelfth_ply_from_the_eighth():
+    from bench.speed import game_nps
+    game = game_nps.load_jsonl(game_nps.DEFAULT_RECORD)[0]
+    plies = len(game["opening_moves"]) + len(game["moves"])
+    positions = game_nps.game_positions(game_nps.DEFAULT_RECORD, 1)
+    assert len(positions) == len(range(8, plies, 12))
+    assert positions[1].ply == positions[0].ply + 12
+
+
+def test_game_nps_node_total_is_the_same_on_every_run():
+    from bench.speed import game_nps
+    positions = game_nps.game_positions(game_nps.DEFAULT_RECORD, 1)[:3]
+    first, _ = game_nps.measure(positions, "material", 2000)
+    second, _ = game_nps.measure(positions, "material", 2000)
+    assert first == second > 0

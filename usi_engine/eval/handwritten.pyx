@@ -29,6 +29,8 @@ cdef int32_t ATTACK[16][9]      # by piece type and Chebyshev distance to the en
 cdef int32_t DEFENCE[16][9]     # by piece type and distance to its own king
 cdef int32_t KING_EXPOSURE[9]   # by how many ranks the king stands from its own back rank
 cdef int32_t HAND_PRESSURE      # extra per enemy hand piece when our king is exposed
+cdef bint KING_TERMS            # some weight above depends on where a king stands (not
+                                # so for material alone: a king move then changes no sum)
 cdef unsigned char DISTANCE[81][81]
 
 
@@ -100,6 +102,8 @@ def load_weights(weights: dict) -> None:
     for i in range(9):
         KING_EXPOSURE[i] = exposure[i]
     HAND_PRESSURE = int(weights["hand_pressure"])
+    global KING_TERMS
+    KING_TERMS = bool(attack.any() or defence.any() or exposure.any() or HAND_PRESSURE)
 
 
 cdef void _init_distance() noexcept nogil:
@@ -128,6 +132,8 @@ cdef inline int _term(const Pos* p, int c, int pt, int sq) noexcept nogil:
     cdef int own_king = p.king_sq[c]
     cdef int enemy_king = p.king_sq[c ^ 1]
     cdef int score = PIECE_VALUE[pt]
+    if not KING_TERMS:
+        return score
     if enemy_king >= 0:
         score += ATTACK[pt][DISTANCE[sq][enemy_king]]
     if own_king >= 0:
@@ -156,7 +162,7 @@ cdef inline int _hand_and_king(const Pos* p, int c) noexcept nogil:
     cdef unsigned int h = p.hand[c]
     for pt in range(PAWN, KING):
         score += HAND_VALUE[pt] * hand_count(h, pt)
-    if own_king >= 0:
+    if own_king >= 0 and KING_TERMS:
         back_rank_distance = 8 - square_rank(own_king) if c == BLACK else square_rank(own_king)
         for pt in range(PAWN, KING):
             enemy_hand += hand_count(p.hand[c ^ 1], pt)
@@ -185,13 +191,14 @@ cdef void hand_refresh(const Pos* p, HandSums* s) noexcept nogil:
 cdef void hand_update(const Pos* p, const HandSums* before, HandSums* after) noexcept nogil:
     """The board sums after the move just played on p, from those before it: the
     moved (or dropped) piece and the captured one change; a king move changes every
-    distance to that king, so it recounts."""
+    distance to that king, so it recounts (unless no weight depends on the kings: a
+    king's own term is 0, so the update below then holds for it too)."""
     cdef int m = state(p).move
     cdef int captured = state(p).captured
     cdef int to = move_to(m)
     cdef int mover = p.side ^ 1
     cdef int pt = piece_type(p.board[to])
-    if pt == KING:
+    if pt == KING and KING_TERMS:
         hand_refresh(p, after)
         return
     after.board[mover] = before.board[mover] + _term(p, mover, pt, to)

@@ -53,7 +53,7 @@ from usi_engine.search.history cimport (History, NO_PIECE_TO, CORR_BITS, CORR_LI
                                         low_ply_reset, capture_history, correction_update,
                                         correction_nudge)
 from usi_engine.core.tt cimport (TT, TTEntry, BOUND_NONE, BOUND_UPPER, BOUND_LOWER,
-                                 BOUND_EXACT, tt_probe, tt_store, tt_prefetch)
+                                 BOUND_EXACT, tt_probe, tt_store, tt_prefetch, USI_PREFETCH)
 from usi_engine.core.control cimport Control, ctl_count
 from usi_engine.search.root_moves cimport root_moves_into, record_root_move, sort_root_moves
 from usi_engine.search.move_picker cimport (MovePicker, picker_init, next_move, captured_type,
@@ -210,10 +210,24 @@ cdef inline void correct_static_value(Context* c, int best, int static_eval,
             correction_nudge(&c.hist.corr_cont[side][k4][k1], bonus * 63 // 128)
 
 
+cdef inline void _prefetch_continuation_correction(Context* c, int ply) noexcept nogil:
+    """Start loading the continuation-correction entries that the node at ply will
+    read (the table is megabytes: each read would otherwise miss the cache)."""
+    cdef int k1 = c.move_keys[ply - 1]
+    cdef int side = c.pos.side
+    if k1 < 0:
+        return
+    if ply >= 2 and c.move_keys[ply - 2] >= 0:
+        USI_PREFETCH(&c.hist.corr_cont[side][c.move_keys[ply - 2]][k1])
+    if ply >= 4 and c.move_keys[ply - 4] >= 0:
+        USI_PREFETCH(&c.hist.corr_cont[side][c.move_keys[ply - 4]][k1])
+
+
 cdef inline void play_move(Context* c, int m, int ply) noexcept nogil:
     """Play m at ply and bring the evaluation's sums (learned or hand-written) to ply + 1."""
     pos_do_move(&c.pos, m)
     tt_prefetch(c.tt, position_key(&c.pos))
+    _prefetch_continuation_correction(c, ply + 1)
     if c.kp_net != NULL:
         kp_update(&c.pos, c.kp_net, &c.kp_acc[ply], &c.kp_acc[ply + 1])
     else:
@@ -236,7 +250,7 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
     cdef int tried = 0, quiet_evasions = 0
     cdef int raw_eval = 0
     cdef bint checked = in_check(p)
-    cdef bint found, check_capture
+    cdef bint found
     cdef TTEntry* e
     cdef TTEntry te
     cdef int tt_move = 0
@@ -301,20 +315,19 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
                     continue
                 quiet_evasions += 1
         else:
-            # a capture that gives check escapes the move count and delta pruning
-            check_capture = gives_check(p, m)
-            if (move_to(m) != prev_sq and not check_capture
-                    and tried >= c.param[QS_MOVE_COUNT] and not move_is_promotion(m)):
-                continue
             victim = captured_type(p, m)
             # quiet promotions: only the pawn's (a silver or a lance gains little, and
             # a bishop or rook promotes at leisure); the rest belong to the main search
             if victim == EMPTY and moved_type(p, m) != PAWN:
                 continue
-            # delta pruning: even winning the piece cannot lift us to alpha
-            if (stand_pat + piece_value(victim) + c.param[QS_DELTA_MARGIN] < alpha
-                    and not move_is_promotion(m) and not check_capture):
-                continue
+            # a late capture (after QsMoveCount, not a recapture), or one that cannot
+            # lift us to alpha even winning the piece (delta pruning), is skipped unless
+            # it gives check (tested only then: most captures are neither)
+            if not move_is_promotion(m) and (
+                    (move_to(m) != prev_sq and tried >= c.param[QS_MOVE_COUNT])
+                    or stand_pat + piece_value(victim) + c.param[QS_DELTA_MARGIN] < alpha):
+                if not gives_check(p, m):
+                    continue
             # (the child's table bucket loads while SEE runs)
             tt_prefetch(c.tt, pos_key_after(p, m))
             # a capture that gives up more than it wins
