@@ -62,6 +62,14 @@ def game_db_scores(db: str | Path, player: str = "new") -> list[float]:
     return scores
 
 
+def start_sfen(record: dict) -> str:
+    """The SFEN of the position a match record's moves start from ("startpos" or
+    "sfen ..." in its `start`; the start position when there is none)."""
+    from usi_engine.record.model import STARTPOS_SFEN
+    start = record.get("start") or "startpos"
+    return STARTPOS_SFEN if start == "startpos" else start.removeprefix("sfen ").strip()
+
+
 def load_jsonl(path: str | Path) -> list[dict]:
     """The records of a JSON-lines file, in file order ([] when there is no file)."""
     path = Path(path)

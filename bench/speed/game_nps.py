@@ -23,9 +23,8 @@ from pathlib import Path
 
 from bench.lib.engines import our_searcher
 from bench.lib.paths import BENCH
-from bench.lib.records import load_jsonl
+from bench.lib.records import load_jsonl, start_sfen
 from usi_engine.core.position import Position
-from usi_engine.record.model import STARTPOS_SFEN
 
 __all__ = ["DEFAULT_RECORD", "game_positions", "measure", "main"]
 
@@ -38,8 +37,7 @@ def game_positions(record: Path, games: int) -> list[Position]:
     """The positions before plies 8, 20, 32, ... of the record's first `games` games."""
     positions = []
     for game in load_jsonl(record)[:games]:
-        start = game.get("start") or "startpos"
-        sfen = STARTPOS_SFEN if start == "startpos" else start.removeprefix("sfen ")
+        sfen = start_sfen(game)
         moves = list(game.get("opening_moves") or []) + list(game["moves"])
         for ply in range(FIRST_PLY, len(moves), PLY_STEP):
             position = Position(sfen)

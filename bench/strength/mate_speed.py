@@ -43,8 +43,7 @@ from pathlib import Path
 from bench.lib.engines import YO_DEFAULT, Yaneuraou, our_searcher
 from bench.lib.match import MATE_SCORE_FLOOR
 from bench.lib.paths import BENCH
-from bench.lib.records import load_jsonl
-from usi_engine.record.model import STARTPOS_SFEN
+from bench.lib.records import load_jsonl, start_sfen
 
 __all__ = ["LADDER", "UNSOLVED", "first_mates", "solve_ours", "solve_yaneuraou", "compare",
            "main"]
@@ -85,12 +84,6 @@ def first_mates(paths: list[str], count: int = 120, seed: int = 1) -> list[dict]
     return found[:count]
 
 
-def _start_sfen(p: dict) -> str:
-    """The SFEN of the position the record's moves start from."""
-    start = p["start"]
-    return STARTPOS_SFEN if start == "startpos" else start.removeprefix("sfen ").strip()
-
-
 def solve_ours(positions: list[dict], options: dict[str, int], evaluation: str) -> list:
     """The first budget of LADDER at which our search reports a mate for the side to
     move (None: none within it), per position."""
@@ -98,7 +91,7 @@ def solve_ours(positions: list[dict], options: dict[str, int], evaluation: str) 
     searcher = our_searcher(evaluation, options)
     solved = []
     for p in positions:
-        position = Position(_start_sfen(p))
+        position = Position(start_sfen(p))
         for move in p["moves"]:
             position.push_usi(move)
         found = None
@@ -120,7 +113,7 @@ def solve_yaneuraou(positions: list[dict], path: str) -> list:
         for p in positions:
             found = None
             for nodes in LADDER:
-                _, score = yo.search(_start_sfen(p), " ".join(p["moves"]), nodes)
+                _, score = yo.search(start_sfen(p), " ".join(p["moves"]), nodes)
                 if score >= MATE_SCORE_FLOOR:
                     found = nodes
                     break
