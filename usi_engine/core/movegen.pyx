@@ -512,10 +512,30 @@ cdef int mate_in_one(const Pos* p) noexcept nogil:
     if flights:
         _covering_check_squares(p, flights, occ, direct, wanted)
         openers = _flight_openers(p, flights, occ)
+        if not openers and not _any_wanted(wanted) and not _discovery_possible(p, ek):
+            return 0    # no check can cover every flight (a fifth of the calls)
         n = _add_checks(p, moves, direct, wanted, openers)
     else:
         n = _add_checks(p, moves, direct, direct, 0)
     return _first_mate(p, moves, n, near, flights)
+
+
+cdef inline bint _any_wanted(const bb_t* wanted) noexcept nogil:
+    """Is there a square from which some piece type would check and cover the flights?"""
+    cdef int pt
+    cdef bb_t any_square = 0
+    for pt in range(PAWN, DRAGON + 1):
+        any_square |= wanted[pt]
+    return any_square != 0
+
+
+cdef inline bint _discovery_possible(const Pos* p, int ek) noexcept nogil:
+    """Could a move of ours uncover a check?  Only if one of our sliders stands on a
+    line through their king (at any distance: what stands between is not looked at)."""
+    cdef int us = p.side
+    return ((rook_attacks(ek, 0) & (p.by_type[ROOK] | p.by_type[DRAGON]))
+            | (bishop_attacks(ek, 0) & (p.by_type[BISHOP] | p.by_type[HORSE]))
+            | (lance_attacks(us ^ 1, ek, 0) & p.by_type[LANCE])) & p.by_color[us] != 0
 
 
 cdef inline int _first_mate(const Pos* p, int* moves, int n, bb_t tested,
@@ -714,6 +734,11 @@ cdef bint gives_check(const Pos* p, int m) noexcept nogil:
     # Discovered check: the opponent is not in check before our move, so any slider
     # of ours that now sees the king was uncovered by the square just vacated.
     if not usi_tables.line[ek][frm] or bb_test(usi_tables.line[ek][frm], to):
+        return False
+    # (most pieces on a line with the king have no slider of ours on that line at all)
+    if not (usi_tables.line[ek][frm] & p.by_color[us]
+            & (p.by_type[LANCE] | p.by_type[BISHOP] | p.by_type[ROOK] | p.by_type[HORSE]
+               | p.by_type[DRAGON])):
         return False
     exposed = ((rook_attacks(ek, occ) & (p.by_type[ROOK] | p.by_type[DRAGON]))
                | (bishop_attacks(ek, occ) & (p.by_type[BISHOP] | p.by_type[HORSE]))
