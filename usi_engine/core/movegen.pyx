@@ -169,7 +169,7 @@ cdef int _generate_legal(const Pos* p, int* out, int kind) noexcept nogil:
     cdef bb_t checkers = state(p).checkers
     cdef bb_t target = usi_tables.all & ~own
     cdef bb_t drop_target = usi_tables.all & ~occ
-    cdef bb_t b, t, pinned, occ_without_king
+    cdef bb_t b, t, pinned, occ_without_king, zone, enemy
     cdef int n = 0
     cdef int frm, to, checker, pc
 
@@ -195,11 +195,20 @@ cdef int _generate_legal(const Pos* p, int* out, int kind) noexcept nogil:
         own ^= bb_square(ksq)
 
     pinned = pinned_pieces(p, us)
+    zone = usi_tables.zone[us]
+    enemy = p.by_color[them]
     b = own
     while b:
         frm = bb_pop(&b)
         pc = p.board[frm]
         t = piece_attacks(pc, frm, occ) & target
+        if t and kind == GEN_CAPTURES:
+            # captures and promotions only: most pieces have neither, and are passed
+            # over here rather than in _add_board_moves (which filters the same way)
+            if not can_promote_type(piece_type(pc)):
+                t &= enemy
+            elif not bb_test(zone, frm):
+                t &= enemy | zone
         if t and bb_test(pinned, frm):
             t &= usi_tables.line[ksq][frm]
         if t:

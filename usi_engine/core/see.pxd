@@ -6,7 +6,7 @@
 # it is worth in the captor's hand, so the swing of a capture is counted in full.
 from usi_engine.core.types cimport *
 from usi_engine.core.bitboard cimport *
-from usi_engine.core.position cimport Pos, attackers_to
+from usi_engine.core.position cimport Pos, gold_movers
 
 cdef extern from *:
     """
@@ -26,6 +26,35 @@ cdef extern from *:
 
 cdef inline int see_value(int pt) noexcept nogil:
     return USI_SEE_VALUE[pt]
+
+
+cdef inline bb_t _sliders_to(const Pos* p, int sq, bb_t occ) noexcept nogil:
+    """The sliders of both colours (horses and dragons with their slides) that see sq
+    through occ."""
+    cdef bb_t lances = p.by_type[LANCE]
+    return ((lance_attacks(WHITE, sq, occ) & lances & p.by_color[BLACK])
+            | (lance_attacks(BLACK, sq, occ) & lances & p.by_color[WHITE])
+            | (bishop_attacks(sq, occ) & (p.by_type[BISHOP] | p.by_type[HORSE]))
+            | (rook_attacks(sq, occ) & (p.by_type[ROOK] | p.by_type[DRAGON])))
+
+
+cdef inline bb_t _attackers_of_both(const Pos* p, int sq, bb_t occ) noexcept nogil:
+    """attackers_to(p, BLACK, ...) | attackers_to(p, WHITE, ...) with each slide looked
+    up once rather than once per colour."""
+    cdef bb_t black = p.by_color[BLACK]
+    cdef bb_t white = p.by_color[WHITE]
+    cdef bb_t golds = gold_movers(p)
+    return ((((usi_tables.step[make_piece(WHITE, PAWN)][sq] & p.by_type[PAWN])
+              | (usi_tables.step[make_piece(WHITE, KNIGHT)][sq] & p.by_type[KNIGHT])
+              | (usi_tables.step[make_piece(WHITE, SILVER)][sq] & p.by_type[SILVER])
+              | (usi_tables.step[make_piece(WHITE, GOLD)][sq] & golds)) & black)
+            | (((usi_tables.step[make_piece(BLACK, PAWN)][sq] & p.by_type[PAWN])
+                | (usi_tables.step[make_piece(BLACK, KNIGHT)][sq] & p.by_type[KNIGHT])
+                | (usi_tables.step[make_piece(BLACK, SILVER)][sq] & p.by_type[SILVER])
+                | (usi_tables.step[make_piece(BLACK, GOLD)][sq] & golds)) & white)
+            | (usi_tables.step[KING][sq]
+               & (p.by_type[KING] | p.by_type[HORSE] | p.by_type[DRAGON]))
+            | _sliders_to(p, sq, occ))
 
 
 cdef inline bint see_ge(const Pos* p, int m, int threshold) noexcept nogil:
@@ -55,9 +84,11 @@ cdef inline bint see_ge(const Pos* p, int m, int threshold) noexcept nogil:
     if swap <= 0:
         return True
     occ |= bb_square(to)
+    # every attacker of both colours once; each capture then takes its piece away and
+    # may uncover a slider behind it (step attacks do not depend on occupancy)
+    attackers = _attackers_of_both(p, to, occ) & occ
     while True:
         stm ^= 1
-        attackers = (attackers_to(p, BLACK, to, occ) | attackers_to(p, WHITE, to, occ)) & occ
         mine = attackers & p.by_color[stm]
         if not mine:
             break
@@ -75,4 +106,5 @@ cdef inline bint see_ge(const Pos* p, int m, int threshold) noexcept nogil:
             break
         sq = bb_lsb(b)
         occ ^= bb_square(sq)
+        attackers = (attackers | _sliders_to(p, to, occ)) & occ
     return res
