@@ -100,6 +100,28 @@ cdef bint pos_reserve(Pos* p, int extra) noexcept nogil:
     return True
 
 
+cdef inline bb_t _checkers_after(const Pos* p, int us, int to, int pc,
+                                int frm) noexcept nogil:
+    """The pieces of us that check the other king once pc stands on to, having left frm
+    (-1 for a drop).  Their king was not in check before (it was our move), so only the
+    moved piece can check directly, and only a slider on the line through frm can have
+    been uncovered: the rest of the board needs no look."""
+    cdef int ek = p.king_sq[us ^ 1]
+    cdef bb_t checkers = 0, line, sliders
+    if ek < 0:
+        return 0
+    if bb_test(piece_attacks(pc, to, p.occupied), ek):
+        checkers = bb_square(to)
+    if frm >= 0:
+        line = usi_tables.line[ek][frm]
+        sliders = (line & p.by_color[us]
+                   & (p.by_type[LANCE] | p.by_type[BISHOP] | p.by_type[ROOK]
+                      | p.by_type[HORSE] | p.by_type[DRAGON]))
+        if sliders:
+            checkers |= attackers_to(p, us, ek, p.occupied) & sliders
+    return checkers
+
+
 cdef void pos_do_move(Pos* p, int m) noexcept nogil:
     """Play the legal move m.  The undo stack grows by itself when full (hot loops
     reserve ahead with pos_reserve so that they never reallocate in the middle)."""
@@ -147,10 +169,7 @@ cdef void pos_do_move(Pos* p, int m) noexcept nogil:
     st.hand[1] = p.hand[1]
     st.move = m
     st.captured = captured
-    if p.king_sq[them] >= 0:
-        st.checkers = attackers_to(p, us, p.king_sq[them], p.occupied)
-    else:
-        st.checkers = 0
+    st.checkers = _checkers_after(p, us, to, pc, -1 if move_is_drop(m) else frm)
     st.continuous_check[us] = prev.continuous_check[us] + 2 if st.checkers else 0
     st.continuous_check[them] = prev.continuous_check[them]
     st.plies_from_null = prev.plies_from_null + 1
