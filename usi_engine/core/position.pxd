@@ -78,22 +78,48 @@ cdef inline bb_t gold_movers(const Pos* p) noexcept nogil:
     return (p.by_type[GOLD] | p.by_type[PRO_PAWN] | p.by_type[PRO_LANCE]
             | p.by_type[PRO_KNIGHT] | p.by_type[PRO_SILVER])
 
-cdef inline bb_t attackers_to(const Pos* p, int color, int sq, bb_t occ) noexcept nogil:
-    """Pieces of `color` that attack sq, sliders seen through occupancy occ."""
+cdef inline bb_t _step_attackers_to(const Pos* p, int color, int sq) noexcept nogil:
+    """Pieces of `color` that attack sq by a step (horses and dragons by theirs)."""
     cdef int opp = color ^ 1
-    cdef bb_t b = ((usi_tables.step[make_piece(opp, PAWN)][sq] & p.by_type[PAWN])
-                   | (usi_tables.step[make_piece(opp, KNIGHT)][sq] & p.by_type[KNIGHT])
-                   | (usi_tables.step[make_piece(opp, SILVER)][sq] & p.by_type[SILVER])
-                   | (usi_tables.step[make_piece(opp, GOLD)][sq] & gold_movers(p))
-                   | (usi_tables.step[KING][sq]
-                      & (p.by_type[KING] | p.by_type[HORSE] | p.by_type[DRAGON]))
-                   | (lance_attacks(opp, sq, occ) & p.by_type[LANCE])
-                   | (bishop_attacks(sq, occ) & (p.by_type[BISHOP] | p.by_type[HORSE]))
-                   | (rook_attacks(sq, occ) & (p.by_type[ROOK] | p.by_type[DRAGON])))
-    return b & p.by_color[color]
+    return (((usi_tables.step[make_piece(opp, PAWN)][sq] & p.by_type[PAWN])
+             | (usi_tables.step[make_piece(opp, KNIGHT)][sq] & p.by_type[KNIGHT])
+             | (usi_tables.step[make_piece(opp, SILVER)][sq] & p.by_type[SILVER])
+             | (usi_tables.step[make_piece(opp, GOLD)][sq] & gold_movers(p))
+             | (usi_tables.step[KING][sq]
+                & (p.by_type[KING] | p.by_type[HORSE] | p.by_type[DRAGON])))
+            & p.by_color[color])
+
+cdef inline bb_t attackers_to(const Pos* p, int color, int sq, bb_t occ) noexcept nogil:
+    """Pieces of `color` that attack sq, sliders seen through occupancy occ (a slide
+    is looked up only when that colour has a piece that slides so)."""
+    cdef bb_t own = p.by_color[color]
+    cdef bb_t b = _step_attackers_to(p, color, sq)
+    cdef bb_t lances = p.by_type[LANCE] & own
+    cdef bb_t diagonal = (p.by_type[BISHOP] | p.by_type[HORSE]) & own
+    cdef bb_t straight = (p.by_type[ROOK] | p.by_type[DRAGON]) & own
+    if lances:
+        b |= lance_attacks(color ^ 1, sq, occ) & lances
+    if diagonal:
+        b |= bishop_attacks(sq, occ) & diagonal
+    if straight:
+        b |= rook_attacks(sq, occ) & straight
+    return b
 
 cdef inline bint is_attacked(const Pos* p, int color, int sq, bb_t occ) noexcept nogil:
-    return attackers_to(p, color, sq, occ) != 0
+    """Does a piece of `color` attack sq?  The steps first, then each slide, stopping
+    at the first attacker found."""
+    cdef bb_t own = p.by_color[color]
+    cdef bb_t lances, diagonal, straight
+    if _step_attackers_to(p, color, sq):
+        return True
+    lances = p.by_type[LANCE] & own
+    if lances and lance_attacks(color ^ 1, sq, occ) & lances:
+        return True
+    diagonal = (p.by_type[BISHOP] | p.by_type[HORSE]) & own
+    if diagonal and bishop_attacks(sq, occ) & diagonal:
+        return True
+    straight = (p.by_type[ROOK] | p.by_type[DRAGON]) & own
+    return straight != 0 and (rook_attacks(sq, occ) & straight) != 0
 
 cdef inline bb_t slider_blockers(const Pos* p, int king_color, int slider_color) noexcept nogil:
     """Pieces (of either colour) that alone stand between the king of king_color and a
