@@ -11,6 +11,7 @@ from usi_engine.core.types cimport *
 from usi_engine.core.bitboard cimport *
 from usi_engine.core.position cimport (Pos, state, pieces, attackers_to, is_attacked,
                                   gold_movers, pinned_pieces, slider_blockers, hand_count,
+                                  sliders, snipers_of,
                                   pos_do_move, pos_undo_move)
 
 init_tables()
@@ -521,7 +522,7 @@ cdef int mate_in_one(const Pos* p) noexcept nogil:
     if flights:
         _covering_check_squares(p, flights, occ, direct, wanted)
         openers = _flight_openers(p, flights, occ)
-        if not openers and not _any_wanted(wanted) and not _discovery_possible(p, ek):
+        if not openers and not _any_wanted(wanted) and not snipers_of(p, us ^ 1, us):
             return 0    # no check can cover every flight (a fifth of the calls)
         n = _add_checks(p, moves, direct, wanted, openers)
     else:
@@ -536,15 +537,6 @@ cdef inline bint _any_wanted(const bb_t* wanted) noexcept nogil:
     for pt in range(PAWN, DRAGON + 1):
         any_square |= wanted[pt]
     return any_square != 0
-
-
-cdef inline bint _discovery_possible(const Pos* p, int ek) noexcept nogil:
-    """Could a move of ours uncover a check?  Only if one of our sliders stands on a
-    line through their king (at any distance: what stands between is not looked at)."""
-    cdef int us = p.side
-    return ((rook_attacks(ek, 0) & (p.by_type[ROOK] | p.by_type[DRAGON]))
-            | (bishop_attacks(ek, 0) & (p.by_type[BISHOP] | p.by_type[HORSE]))
-            | (lance_attacks(us ^ 1, ek, 0) & p.by_type[LANCE])) & p.by_color[us] != 0
 
 
 cdef inline int _first_mate(const Pos* p, int* moves, int n, bb_t tested,
@@ -745,9 +737,7 @@ cdef bint gives_check(const Pos* p, int m) noexcept nogil:
     if not usi_tables.line[ek][frm] or bb_test(usi_tables.line[ek][frm], to):
         return False
     # (most pieces on a line with the king have no slider of ours on that line at all)
-    if not (usi_tables.line[ek][frm] & p.by_color[us]
-            & (p.by_type[LANCE] | p.by_type[BISHOP] | p.by_type[ROOK] | p.by_type[HORSE]
-               | p.by_type[DRAGON])):
+    if not (usi_tables.line[ek][frm] & p.by_color[us] & sliders(p)):
         return False
     exposed = ((rook_attacks(ek, occ) & (p.by_type[ROOK] | p.by_type[DRAGON]))
                | (bishop_attacks(ek, occ) & (p.by_type[BISHOP] | p.by_type[HORSE]))

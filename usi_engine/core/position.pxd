@@ -78,7 +78,21 @@ cdef inline bb_t gold_movers(const Pos* p) noexcept nogil:
     return (p.by_type[GOLD] | p.by_type[PRO_PAWN] | p.by_type[PRO_LANCE]
             | p.by_type[PRO_KNIGHT] | p.by_type[PRO_SILVER])
 
-cdef inline bb_t _step_attackers_to(const Pos* p, int color, int sq) noexcept nogil:
+cdef inline bb_t sliders(const Pos* p) noexcept nogil:
+    """Every piece that slides (lances, bishops, rooks, horses, dragons), both colours."""
+    return (p.by_type[LANCE] | p.by_type[BISHOP] | p.by_type[ROOK] | p.by_type[HORSE]
+            | p.by_type[DRAGON])
+
+cdef inline bb_t snipers_of(const Pos* p, int king_color, int slider_color) noexcept nogil:
+    """The sliders of slider_color on a line through the king of king_color that they
+    would attack it along if nothing stood between (the king must be on the board)."""
+    cdef int k = p.king_sq[king_color]
+    return (((rook_attacks(k, 0) & (p.by_type[ROOK] | p.by_type[DRAGON]))
+             | (bishop_attacks(k, 0) & (p.by_type[BISHOP] | p.by_type[HORSE]))
+             | (lance_attacks(king_color, k, 0) & p.by_type[LANCE]))
+            & p.by_color[slider_color])
+
+cdef inline bb_t step_attackers_to(const Pos* p, int color, int sq) noexcept nogil:
     """Pieces of `color` that attack sq by a step (horses and dragons by theirs)."""
     cdef int opp = color ^ 1
     return (((usi_tables.step[make_piece(opp, PAWN)][sq] & p.by_type[PAWN])
@@ -93,7 +107,7 @@ cdef inline bb_t attackers_to(const Pos* p, int color, int sq, bb_t occ) noexcep
     """Pieces of `color` that attack sq, sliders seen through occupancy occ (a slide
     is looked up only when that colour has a piece that slides so)."""
     cdef bb_t own = p.by_color[color]
-    cdef bb_t b = _step_attackers_to(p, color, sq)
+    cdef bb_t b = step_attackers_to(p, color, sq)
     cdef bb_t lances = p.by_type[LANCE] & own
     cdef bb_t diagonal = (p.by_type[BISHOP] | p.by_type[HORSE]) & own
     cdef bb_t straight = (p.by_type[ROOK] | p.by_type[DRAGON]) & own
@@ -110,7 +124,7 @@ cdef inline bint is_attacked(const Pos* p, int color, int sq, bb_t occ) noexcept
     at the first attacker found."""
     cdef bb_t own = p.by_color[color]
     cdef bb_t lances, diagonal, straight
-    if _step_attackers_to(p, color, sq):
+    if step_attackers_to(p, color, sq):
         return True
     lances = p.by_type[LANCE] & own
     if lances and lance_attacks(color ^ 1, sq, occ) & lances:
@@ -128,10 +142,7 @@ cdef inline bb_t slider_blockers(const Pos* p, int king_color, int slider_color)
     cdef int k = p.king_sq[king_color]
     if k < 0:
         return 0
-    cdef bb_t snipers = ((rook_attacks(k, 0) & (p.by_type[ROOK] | p.by_type[DRAGON]))
-                         | (bishop_attacks(k, 0) & (p.by_type[BISHOP] | p.by_type[HORSE]))
-                         | (lance_attacks(king_color, k, 0) & p.by_type[LANCE]))
-    snipers &= p.by_color[slider_color]
+    cdef bb_t snipers = snipers_of(p, king_color, slider_color)
     cdef bb_t result = 0
     cdef bb_t b
     cdef int s

@@ -107,18 +107,16 @@ cdef inline bb_t _checkers_after(const Pos* p, int us, int to, int pc,
     moved piece can check directly, and only a slider on the line through frm can have
     been uncovered: the rest of the board needs no look."""
     cdef int ek = p.king_sq[us ^ 1]
-    cdef bb_t checkers = 0, line, sliders
+    cdef bb_t checkers = 0, line, uncovered
     if ek < 0:
         return 0
     if bb_test(piece_attacks(pc, to, p.occupied), ek):
         checkers = bb_square(to)
     if frm >= 0:
         line = usi_tables.line[ek][frm]
-        sliders = (line & p.by_color[us]
-                   & (p.by_type[LANCE] | p.by_type[BISHOP] | p.by_type[ROOK]
-                      | p.by_type[HORSE] | p.by_type[DRAGON]))
-        if sliders:
-            checkers |= attackers_to(p, us, ek, p.occupied) & sliders
+        uncovered = line & p.by_color[us] & sliders(p)
+        if uncovered:
+            checkers |= attackers_to(p, us, ek, p.occupied) & uncovered
     return checkers
 
 

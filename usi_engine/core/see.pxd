@@ -6,7 +6,7 @@
 # it is worth in the captor's hand, so the swing of a capture is counted in full.
 from usi_engine.core.types cimport *
 from usi_engine.core.bitboard cimport *
-from usi_engine.core.position cimport Pos, gold_movers
+from usi_engine.core.position cimport Pos, step_attackers_to
 
 cdef extern from *:
     """
@@ -41,19 +41,7 @@ cdef inline bb_t _sliders_to(const Pos* p, int sq, bb_t occ) noexcept nogil:
 cdef inline bb_t _attackers_of_both(const Pos* p, int sq, bb_t occ) noexcept nogil:
     """attackers_to(p, BLACK, ...) | attackers_to(p, WHITE, ...) with each slide looked
     up once rather than once per colour."""
-    cdef bb_t black = p.by_color[BLACK]
-    cdef bb_t white = p.by_color[WHITE]
-    cdef bb_t golds = gold_movers(p)
-    return ((((usi_tables.step[make_piece(WHITE, PAWN)][sq] & p.by_type[PAWN])
-              | (usi_tables.step[make_piece(WHITE, KNIGHT)][sq] & p.by_type[KNIGHT])
-              | (usi_tables.step[make_piece(WHITE, SILVER)][sq] & p.by_type[SILVER])
-              | (usi_tables.step[make_piece(WHITE, GOLD)][sq] & golds)) & black)
-            | (((usi_tables.step[make_piece(BLACK, PAWN)][sq] & p.by_type[PAWN])
-                | (usi_tables.step[make_piece(BLACK, KNIGHT)][sq] & p.by_type[KNIGHT])
-                | (usi_tables.step[make_piece(BLACK, SILVER)][sq] & p.by_type[SILVER])
-                | (usi_tables.step[make_piece(BLACK, GOLD)][sq] & golds)) & white)
-            | (usi_tables.step[KING][sq]
-               & (p.by_type[KING] | p.by_type[HORSE] | p.by_type[DRAGON]))
+    return (step_attackers_to(p, BLACK, sq) | step_attackers_to(p, WHITE, sq)
             | _sliders_to(p, sq, occ))
 
 
