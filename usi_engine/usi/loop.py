@@ -663,7 +663,8 @@ class UsiEngine:
             self.error("go: no legal move in searchmoves; searching all moves")
         if self.debug:
             self.info_string(f"plan soft {plan.soft_ms} hard {plan.hard_ms} depth {plan.depth} "
-                             f"nodes {plan.nodes} infinite {plan.infinite} ponder {plan.ponder}"
+                             f"nodes {plan.nodes} infinite {plan.infinite} ponder {plan.ponder} "
+                             f"loss {'unmeasured' if loss is None else loss}"
                              + (" stochastic" if stochastic else ""))
         try:
             self._hash.wait()
