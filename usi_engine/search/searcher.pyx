@@ -94,6 +94,31 @@ def _score_fields(int v) -> dict:
     return {"score_cp": v}
 
 
+#: spend_factor's weights (see there): time per recent best-move change, per unit of
+#: score lost against the last iterations, and the share kept when the move is settled.
+INSTABILITY_WEIGHT = 0.8
+FALLING_SCORE_SCALE = 250.0
+SETTLED_ITERATIONS = 8
+SETTLED_FACTOR = 0.75
+
+
+def spend_factor(best_changes: float, score_drop: float, stable_iterations: int) -> float:
+    """How much of its soft budget a move deserves, after an iteration: 1 + 0.8 for each
+    recent change of the best move (``best_changes``: the changes between iterations,
+    halved at each one), times 1 + ``score_drop``/250 within [0.75, 1.5] (the score lost
+    against the mean of the last four iterations: a falling score wants a deeper look,
+    a rising one less), times 0.75 once the move has held for 8 iterations.
+
+    >>> spend_factor(0.0, 0.0, 3), spend_factor(1.0, 0.0, 0), spend_factor(0.0, 125.0, 3)
+    (1.0, 1.8, 1.5)
+    >>> spend_factor(0.0, -500.0, 9)
+    0.5625
+    """
+    falling = min(max(1.0 + score_drop / FALLING_SCORE_SCALE, 0.75), 1.5)
+    settled = SETTLED_FACTOR if stable_iterations >= SETTLED_ITERATIONS else 1.0
+    return (1.0 + INSTABILITY_WEIGHT * best_changes) * falling * settled
+
+
 cdef class Searcher:
     """Owns the table memory (USI_Hash), the transposition table, histories and its
     evaluation (the shipped network unless `set_evaluation` says otherwise); runs one
@@ -127,6 +152,9 @@ cdef class Searcher:
     cdef long long last_pv_ms     # elapsed ms when a line was last reported (-1: none yet)
     cdef int held_depth           # a completed iteration not reported yet (PvInterval), or 0
     cdef Position root            # the root position (to extend PVs from)
+    cdef double best_changes      # the best move's changes between iterations, halved each one
+    cdef int stable_iterations    # iterations in a row that kept the best move
+    cdef list iteration_scores    # the best line's score after each completed iteration
 
     def __cinit__(self):
         memset(&self.tt, 0, sizeof(TT))
@@ -371,6 +399,9 @@ cdef class Searcher:
         self.held_depth = 0
         self.root = position.copy() if extend_pv else None
         self.multipv = max(1, min(multipv, n))
+        self.best_changes = 0.0
+        self.stable_iterations = 0
+        self.iteration_scores = []
         if mate_probe_ms > 0 and self.multipv == 1:
             found = self._mate_probe(position, mate_probe_ms, searchmoves)
             if found is not None:
@@ -488,28 +519,36 @@ cdef class Searcher:
                                  [rm.pv[i] for i in range(rm.pv_length)])]
 
     cdef bint _next_iteration_would_overrun(self, int previous_best, int previous_score):
-        """Past the soft deadline, or past the share of it after which the next
-        iteration is unlikely to finish: 60% of the soft budget, the whole of it while
-        the best move changes or its score falls."""
+        """Past the time this move deserves, or past the share of it after which the
+        next iteration is unlikely to finish (60%).  What it deserves is the soft
+        budget scaled by spend_factor: more while the best move changes or its score
+        falls, less once it has held for many iterations; never past the hard deadline."""
         cdef int64_t soft = atomic_load_i64(&self.ctx.ctl.soft_deadline)
         cdef int64_t hard = atomic_load_i64(&self.ctx.ctl.hard_deadline)
         cdef int64_t now = monotonic_ns()
         cdef RootMove* rm = &self.ctx.root_moves[0]
         cdef int64_t clock = atomic_load_i64(&self.ctx.ctl.clock_ns)
-        cdef bint unstable
+        cdef int64_t budget
+        # (the first iteration's best replaces the generator's first move: no change)
+        cdef bint changed = bool(self.iteration_scores) and rm.move != previous_best
+        self.best_changes = self.best_changes / 2 + changed
+        self.stable_iterations = 0 if changed else self.stable_iterations + 1
+        scores = self.iteration_scores
+        earlier = [v for v in scores[max(0, len(scores) - 4):] if abs(v) < VALUE_MATE_IN_MAX_PLY]
+        self.iteration_scores.append(rm.score)
         if soft == NO_DEADLINE:
             return False
-        if now >= soft:
-            return True
         if hard != NO_DEADLINE and soft >= hard:
             # byoyomi: the time cannot be saved, and a cut-off iteration still
             # contributes its completed better moves
-            return False
-        unstable = (rm.move != previous_best
-                    or (previous_score != -VALUE_INFINITE and rm.score < previous_score - 30))
-        if unstable:
-            return False
-        return now - clock >= (soft - clock) * 6 // 10
+            return now >= soft
+        drop = 0 if not earlier or abs(rm.score) >= VALUE_MATE_IN_MAX_PLY else (
+            sum(earlier) / len(earlier) - rm.score)
+        budget = <int64_t>((soft - clock) * spend_factor(self.best_changes, drop,
+                                                          self.stable_iterations))
+        if hard != NO_DEADLINE and clock + budget > hard:
+            budget = hard - clock
+        return now - clock >= budget * 6 // 10
 
     def _mate_probe(self, Position position, int time_ms, searchmoves):
         """A short df-pn run before the tree search, in the memory's probe slice: a

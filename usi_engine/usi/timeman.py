@@ -34,9 +34,10 @@ MaxMovesToDraw when that is set and there is no ``movestogo``)::
                                          unattainable, think briefly anyway
     byo(B)      = min(max(B - D2, 0.6 B), ceiling(B))
     gross       = T + 0.8 I (R - 1)
-    reserve     = min(L R + max(0, L - 0.8 I) (W - R), cap)          if B == 0
+    reserve     = min(L R + max(0, L + m - 0.8 I) (W - R), cap)      if B == 0
                 = 0                                                   if B > 0
-                  L: the measured loss per move (ClockLoss), cap = gross - 2 W;
+                  L: the measured loss per move (ClockLoss), m = 2 ms (the
+                  least think of a move beyond R), cap = gross - m W;
                   before any is measured L = D and cap = 0.5 gross
     pool        = gross - reserve
     share       = pool / R               main time for this move
@@ -82,11 +83,14 @@ __all__ = [
 
 # --- tuning constants (documented in the module docstring) --------------------------
 
-#: Typical length of a shogi game in plies (games last ~120-160).
-EXPECTED_GAME_PLIES = 150
+#: Typical length of a shogi game in plies: the project's match records end at a median
+#: of 112-131 plies (90% by 124-184); 150 left a seventh of a 10 s + 0.1 s clock
+#: unused at the end of a game (docs/time.md).
+EXPECTED_GAME_PLIES = 130
 #: However long the game already is, plan as if at least this many plies remain:
-#: a long game may go on, and sudden-death time must never be spent as if it ended.
-MIN_REMAINING_PLIES = 40
+#: a long game may go on, and sudden-death time must never be spent as if it ended
+#: (the reserve below still covers every move to MaxMovesToDraw when that is set).
+MIN_REMAINING_PLIES = 30
 #: Weight of future increments in the time pool; below 1 because the game may end
 #: before they are all received and the increment is only credited after a move.
 INC_WEIGHT = 0.8
@@ -171,7 +175,7 @@ def moves_to_go(ply: int, movestogo: int | None = None, max_moves_to_draw: int =
     Example::
 
         >>> moves_to_go(1), moves_to_go(200), moves_to_go(250, max_moves_to_draw=256)
-        (75, 20, 4)
+        (65, 15, 4)
     """
     if movestogo is not None and movestogo > 0:
         moves = movestogo
@@ -375,7 +379,7 @@ def plan(
         >>> params, _ = parse_go("btime 1000 wtime 60000 byoyomi 0".split())
         >>> p = plan(params, side_to_move_is_black=False, ply=2, options={})
         >>> p.soft_ms, p.hard_ms  # gote's 60 s of sudden death, not sente's 1 s
-        (690, 3454)
+        (817, 4087)
     """
     opts = _read_options(options)
     delay = opts["NetworkDelay"]
@@ -423,15 +427,16 @@ def plan(
     # (transport, rounding): the measured loss, else NetworkDelay, is held back per
     # move: this reserve is what keeps sudden death from flagging. Moves beyond the
     # expected R also bring their increment, so they need only the part of the loss
-    # it does not cover. The reserve is capped so that a short clock still thinks
-    # (see MIN_THINK_PER_MOVE_MS and UNMEASURED_RESERVE_FRACTION). With byoyomi the
-    # byoyomi absorbs the transport time instead.
+    # and of their least think (MIN_THINK_PER_MOVE_MS) that it does not cover: without
+    # that think, a 5 s game to the draw limit flagged at ply 249. The reserve is
+    # capped so that a short clock still thinks (see MIN_THINK_PER_MOVE_MS and
+    # UNMEASURED_RESERVE_FRACTION). With byoyomi the byoyomi absorbs the transport time.
     reserve = 0.0
     if byoyomi == 0:
         per_move = delay if measured_loss is None else measured_loss
         cap = (UNMEASURED_RESERVE_FRACTION * gross if measured_loss is None
                else max(0.0, gross - MIN_THINK_PER_MOVE_MS * worst))
-        uncovered = max(0.0, per_move - INC_WEIGHT * inc)
+        uncovered = max(0.0, per_move + MIN_THINK_PER_MOVE_MS - INC_WEIGHT * inc)
         reserve = min(per_move * moves + uncovered * (worst - moves), cap)
     pool = max(0.0, gross - reserve)
     share = pool / moves
