@@ -192,11 +192,16 @@ def test_moves_to_go_keeps_a_floor_in_long_games():
     assert timeman.moves_to_go(300) == timeman.MIN_REMAINING_PLIES // 2
 
 
+def test_moves_to_go_with_an_increment_plans_a_shorter_game_and_tail():
+    assert timeman.moves_to_go(1, increment=True) < timeman.moves_to_go(1)
+    assert timeman.moves_to_go(300, increment=True) == timeman.FISCHER_MIN_REMAINING_PLIES // 2
+
+
 def test_moves_to_go_prefers_movestogo():
     assert timeman.moves_to_go(1, movestogo=7) == 7
 
 
-@pytest.mark.parametrize("ply,expected", [(250, 4), (255, 1), (256, 1), (254, 2), (300, 1), (1, 65)])
+@pytest.mark.parametrize("ply,expected", [(250, 4), (255, 1), (256, 1), (254, 2), (300, 1), (1, 75)])
 def test_moves_to_go_is_capped_by_the_draw_limit(ply, expected):
     assert timeman.moves_to_go(ply, max_moves_to_draw=256) == expected
 
@@ -276,8 +281,8 @@ def test_byoyomi_with_main_time_thinks_longer_than_byoyomi_alone():
 
 
 def test_byoyomi_with_main_time_soft_is_main_share_plus_byoyomi_budget():
-    # R = 65 moves at ply 1; no reserve with byoyomi: 600000 / 65 + 8880
-    assert go("btime 600000 wtime 600000 byoyomi 10000").soft_ms == 600000 // 65 + 8880
+    # R = 75 moves at ply 1; no reserve with byoyomi: 600000 / 75 + 8880
+    assert go("btime 600000 wtime 600000 byoyomi 10000").soft_ms == 8000 + 8880
 
 
 def test_byoyomi_with_tiny_main_time_keeps_the_networkdelay2_margin():
@@ -317,13 +322,13 @@ def test_fischer_with_no_main_time_moves_at_once():
 
 
 def test_sudden_death_holds_back_the_delay_for_every_expected_move():
-    # R = 65 at ply 1: share = (600000 - 120 * 65) / 65
-    assert go("btime 600000 wtime 600000").soft_ms == (600000 - 120 * 65) // 65
+    # R = 75 at ply 1: share = (600000 - 120 * 75) / 75
+    assert go("btime 600000 wtime 600000").soft_ms == (600000 - 120 * 75) // 75
 
 
 def test_sudden_death_hard_is_five_shares_early_in_the_game():
     result = go("btime 600000 wtime 600000")
-    assert result.hard_ms == int(5 * (600000 - 120 * 65) / 65)
+    assert result.hard_ms == 5 * result.soft_ms
 
 
 def test_sudden_death_hard_is_at_most_half_the_clock():
@@ -333,7 +338,7 @@ def test_sudden_death_hard_is_at_most_half_the_clock():
 def test_sudden_death_reserve_covers_the_draw_limit_horizon():
     near = go("btime 60000 wtime 60000", ply=1)
     bounded = go("btime 60000 wtime 60000", ply=1, MaxMovesToDraw=256)
-    # 128 possible moves instead of 65 expected: more is held back.
+    # 128 possible moves instead of 75 expected: more is held back.
     assert bounded.soft_ms < near.soft_ms
 
 
@@ -355,7 +360,7 @@ def test_sudden_death_game_to_the_draw_limit_never_flags(start, latency):
 
 
 def test_sudden_death_first_move_of_a_short_clock_still_thinks():
-    # 5 s, NetworkDelay 120 unmeasured: holding 120 ms back for 65 moves would take
+    # 5 s, NetworkDelay 120 unmeasured: holding 120 ms back for 75 moves would take
     # more than the clock; at most half the clock is held back before a loss is measured
     assert go("btime 5000 wtime 5000").soft_ms >= 30
 
@@ -363,13 +368,13 @@ def test_sudden_death_first_move_of_a_short_clock_still_thinks():
 def test_sudden_death_a_small_measured_loss_gives_the_clock_to_thinking():
     params, _ = parse_go("btime 5000 wtime 5000".split())
     result = plan(params, True, 1, OPTS, measured_loss=2)
-    assert result.soft_ms == (5000 - 2 * 65) // 65
+    assert result.soft_ms == (5000 - 2 * 75) // 75
 
 
 def test_sudden_death_a_large_measured_loss_is_held_back_for_every_move():
     params, _ = parse_go("btime 600000 wtime 600000".split())
     # a server that rounds each move up to whole seconds: ~900 ms lost per move
-    assert plan(params, True, 1, OPTS, measured_loss=900).soft_ms == (600000 - 900 * 65) // 65
+    assert plan(params, True, 1, OPTS, measured_loss=900).soft_ms == (600000 - 900 * 75) // 75
 
 
 # --- the measured clock loss --------------------------------------------------------------------
@@ -439,7 +444,7 @@ def test_minimum_thinking_time_is_a_floor_when_there_is_time():
 
 
 def test_minimum_thinking_time_is_not_forced_when_the_clock_cannot_afford_it():
-    # 10 s for 65 moves with a 120 ms reserve each: 100 ms per move would flag.
+    # 10 s for 75 moves with a 120 ms reserve each: 100 ms per move would flag.
     assert go("btime 10000 wtime 10000").soft_ms < 100
 
 

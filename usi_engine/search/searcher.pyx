@@ -48,14 +48,14 @@ from usi_engine.search.move_picker cimport MovePicker, picker_init, next_move, i
 init_tables()
 
 
-cdef int _after_iteration(void* owner, int depth, int event, int previous_best,
-                          int previous_score) noexcept with gil:
+cdef int _after_iteration(void* owner, int depth, int event,
+                          int previous_best) noexcept with gil:
     """The main thread's IterationHook: the Searcher's decisions between iterations;
     an exception (from a progress callback, Ctrl-C) stops deepening and is raised
     again when the search returns."""
     cdef Searcher searcher = <Searcher>owner
     try:
-        return searcher._after_iteration(depth, event, previous_best, previous_score)
+        return searcher._after_iteration(depth, event, previous_best)
     except BaseException as exc:
         searcher.pending_error = exc
         return 1
@@ -438,8 +438,7 @@ cdef class Searcher:
             raise error
         return completed
 
-    cdef int _after_iteration(self, int depth, int event, int previous_best,
-                              int previous_score) except -1:
+    cdef int _after_iteration(self, int depth, int event, int previous_best) except -1:
         """Between two iterations: report a completed one and say whether to stop (the
         search was stopped, a mate is settled, the next iteration would overrun the
         time); after one cut off mid-way, keep a better move it proved."""
@@ -451,7 +450,7 @@ cdef class Searcher:
         self._snapshot_lines()
         self._emit_iteration(depth)
         return (self.ctx.ctl.aborted or self._mate_settled(depth)
-                or self._next_iteration_would_overrun(previous_best, previous_score))
+                or self._next_iteration_would_overrun(previous_best))
 
     def _start_helpers(self, int count, int max_depth) -> None:
         cdef Context* h
@@ -518,7 +517,7 @@ cdef class Searcher:
         self.completed_lines = [(rm.move, rm.score, rm.seldepth,
                                  [rm.pv[i] for i in range(rm.pv_length)])]
 
-    cdef bint _next_iteration_would_overrun(self, int previous_best, int previous_score):
+    cdef bint _next_iteration_would_overrun(self, int previous_best):
         """Past the time this move deserves, or past the share of it after which the
         next iteration is unlikely to finish (60%).  What it deserves is the soft
         budget scaled by spend_factor: more while the best move changes or its score

@@ -7,8 +7,8 @@ cdef enum:
 
 # Called by the main thread's iterative deepening after each iteration, with the GIL;
 # nonzero: stop deepening.
-ctypedef int (*IterationHook)(void* owner, int depth, int event, int previous_best,
-                              int previous_score) noexcept with gil
+ctypedef int (*IterationHook)(void* owner, int depth, int event,
+                              int previous_best) noexcept with gil
 
 cdef int deepen(Context* c, int thread_index, int max_depth, int multipv,
                 IterationHook after, void* owner) noexcept nogil

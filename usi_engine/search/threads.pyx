@@ -33,7 +33,7 @@ cdef int deepen(Context* c, int thread_index, int max_depth, int multipv,
     of one: the Searcher reports, decides on time and keeps what the cut-off iteration
     proved.  A lazy-SMP helper (thread_index 1..) skips some depths, so that threads
     spread over depths, reports nothing and ends at a mate its iteration proved."""
-    cdef int d, previous_best, previous_score
+    cdef int d, previous_best
     cdef int k = (thread_index - 1) % 20
     c.completed_depth = 0
     for d in range(1, max_depth + 1):
@@ -41,17 +41,16 @@ cdef int deepen(Context* c, int thread_index, int max_depth, int multipv,
             continue
         c.current_depth = d
         previous_best = c.root_moves[0].move
-        previous_score = c.root_moves[0].score
         iterate(c, d, multipv)
         # (the main thread keeps a first iteration cut off: it still names a move)
         if c.ctl.aborted and (d > 1 or after == NULL):
             if after != NULL:
-                after(owner, d, ITERATION_CUT, previous_best, previous_score)
+                after(owner, d, ITERATION_CUT, previous_best)
             break
         c.completed_depth = d
         memcpy(&c.best_line, &c.root_moves[0], sizeof(RootMove))
         if after != NULL:
-            if after(owner, d, ITERATION_DONE, previous_best, previous_score):
+            if after(owner, d, ITERATION_DONE, previous_best):
                 break
         elif is_mate_score(c.best_line.score) and mate_plies(c.best_line.score) <= d:
             break

@@ -70,6 +70,8 @@ __all__ = [
     "TIME_OPTION_DEFAULTS",
     "EXPECTED_GAME_PLIES",
     "MIN_REMAINING_PLIES",
+    "FISCHER_EXPECTED_GAME_PLIES",
+    "FISCHER_MIN_REMAINING_PLIES",
     "INC_WEIGHT",
     "MAX_SHARE_RATIO",
     "MAX_MAIN_FRACTION",
@@ -83,14 +85,18 @@ __all__ = [
 
 # --- tuning constants (documented in the module docstring) --------------------------
 
-#: Typical length of a shogi game in plies: the project's match records end at a median
-#: of 112-131 plies (90% by 124-184); 150 left a seventh of a 10 s + 0.1 s clock
-#: unused at the end of a game (docs/time.md).
-EXPECTED_GAME_PLIES = 130
+#: Typical length of a shogi game in plies (games last ~120-160).
+EXPECTED_GAME_PLIES = 150
 #: However long the game already is, plan as if at least this many plies remain:
-#: a long game may go on, and sudden-death time must never be spent as if it ended
-#: (the reserve below still covers every move to MaxMovesToDraw when that is set).
-MIN_REMAINING_PLIES = 30
+#: a long game may go on, and sudden-death time must never be spent as if it ended.
+MIN_REMAINING_PLIES = 40
+#: With an increment (Fischer) each future move brings time of its own, so the main
+#: time need not fund a long tail: it is spread as if the game lasted this long (the
+#: project's match records end at a median of 112-131 plies, 90% by 124-184) ...
+FISCHER_EXPECTED_GAME_PLIES = 130
+#: ... with at least this many plies to come. Under sudden death the same horizon
+#: flagged 3 of 50 games that went past ply 215 at 10 s (docs/time.md).
+FISCHER_MIN_REMAINING_PLIES = 30
 #: Weight of future increments in the time pool; below 1 because the game may end
 #: before they are all received and the increment is only credited after a move.
 INC_WEIGHT = 0.8
@@ -163,24 +169,31 @@ class TimePlan:
     ponder: bool = False
 
 
-def moves_to_go(ply: int, movestogo: int | None = None, max_moves_to_draw: int = 0) -> int:
+def moves_to_go(ply: int, movestogo: int | None = None, max_moves_to_draw: int = 0,
+                increment: bool = False) -> int:
     """How many moves (of our own, this one included) the main time must last.
 
     ``ply`` is the game ply of the move about to be played, 1 for the first move
     (the SFEN move number). Without ``movestogo`` a game is expected to last
     :data:`EXPECTED_GAME_PLIES` plies, but never fewer than
-    :data:`MIN_REMAINING_PLIES` are assumed to remain. With ``max_moves_to_draw``
-    (floodgate: 256) the game cannot go past that ply, which caps the count.
+    :data:`MIN_REMAINING_PLIES` are assumed to remain; with an ``increment``
+    :data:`FISCHER_EXPECTED_GAME_PLIES` and :data:`FISCHER_MIN_REMAINING_PLIES`.
+    With ``max_moves_to_draw`` (floodgate: 256) the game cannot go past that ply,
+    which caps the count.
 
     Example::
 
         >>> moves_to_go(1), moves_to_go(200), moves_to_go(250, max_moves_to_draw=256)
-        (65, 15, 4)
+        (75, 20, 4)
+        >>> moves_to_go(1, increment=True), moves_to_go(200, increment=True)
+        (65, 15)
     """
     if movestogo is not None and movestogo > 0:
         moves = movestogo
     else:
-        remaining_plies = max(EXPECTED_GAME_PLIES - ply, MIN_REMAINING_PLIES)
+        expected, floor = ((FISCHER_EXPECTED_GAME_PLIES, FISCHER_MIN_REMAINING_PLIES)
+                           if increment else (EXPECTED_GAME_PLIES, MIN_REMAINING_PLIES))
+        remaining_plies = max(expected - ply, floor)
         moves = (remaining_plies + 1) // 2
     if max_moves_to_draw > 0:
         moves = min(moves, _moves_until(ply, max_moves_to_draw))
@@ -379,7 +392,7 @@ def plan(
         >>> params, _ = parse_go("btime 1000 wtime 60000 byoyomi 0".split())
         >>> p = plan(params, side_to_move_is_black=False, ply=2, options={})
         >>> p.soft_ms, p.hard_ms  # gote's 60 s of sudden death, not sente's 1 s
-        (817, 4087)
+        (690, 3454)
     """
     opts = _read_options(options)
     delay = opts["NetworkDelay"]
@@ -416,7 +429,7 @@ def plan(
     inc = params.increment(black) or 0
     byoyomi = params.byoyomi or 0
 
-    moves = moves_to_go(ply, params.movestogo, opts["MaxMovesToDraw"])
+    moves = moves_to_go(ply, params.movestogo, opts["MaxMovesToDraw"], increment=inc > 0)
     # The reserve must cover the moves that may still come, not just the expected
     # ones: when the draw limit bounds the game, plan the reserve for all of them.
     worst = moves
@@ -427,8 +440,8 @@ def plan(
     # (transport, rounding): the measured loss, else NetworkDelay, is held back per
     # move: this reserve is what keeps sudden death from flagging. Moves beyond the
     # expected R also bring their increment, so they need only the part of the loss
-    # and of their least think (MIN_THINK_PER_MOVE_MS) that it does not cover: without
-    # that think, a 5 s game to the draw limit flagged at ply 249. The reserve is
+    # and of their least think (MIN_THINK_PER_MOVE_MS) that it does not cover, so that
+    # a game can always be played out to the draw limit at the least think. The reserve is
     # capped so that a short clock still thinks (see MIN_THINK_PER_MOVE_MS and
     # UNMEASURED_RESERVE_FRACTION). With byoyomi the byoyomi absorbs the transport time.
     reserve = 0.0
