@@ -322,13 +322,14 @@ def test_fischer_with_no_main_time_moves_at_once():
 
 
 def test_sudden_death_holds_back_the_delay_for_every_expected_move():
-    # R = 75 at ply 1: share = (600000 - 120 * 75) / 75
-    assert go("btime 600000 wtime 600000").soft_ms == (600000 - 120 * 75) // 75
+    # R = 75 at ply 1, W = 160 moves to ply 320: each expected move keeps its 120 ms,
+    # each move beyond them its 120 ms and its least think (2 ms)
+    assert go("btime 600000 wtime 600000").soft_ms == (600000 - 120 * 75 - 122 * 85) // 75
 
 
 def test_sudden_death_hard_is_five_shares_early_in_the_game():
     result = go("btime 600000 wtime 600000")
-    assert result.hard_ms == 5 * result.soft_ms
+    assert result.hard_ms == int(5 * (600000 - 120 * 75 - 122 * 85) / 75)
 
 
 def test_sudden_death_hard_is_at_most_half_the_clock():
@@ -336,10 +337,21 @@ def test_sudden_death_hard_is_at_most_half_the_clock():
 
 
 def test_sudden_death_reserve_covers_the_draw_limit_horizon():
-    near = go("btime 60000 wtime 60000", ply=1)
     bounded = go("btime 60000 wtime 60000", ply=1, MaxMovesToDraw=256)
-    # 128 possible moves instead of 75 expected: more is held back.
-    assert bounded.soft_ms < near.soft_ms
+    # 128 possible moves (not 160 to ply 320): each keeps its 120 ms and 2 ms of think
+    assert bounded.soft_ms == int((60000 - 120 * 75 - 122 * 53) / 75)
+
+
+def test_sudden_death_reserve_without_a_draw_limit_covers_moves_to_ply_320():
+    # 61 possible moves from ply 200 to 320 instead of the 20 expected
+    unbounded = go("btime 60000 wtime 60000", ply=200)
+    assert unbounded.soft_ms == int((60000 - 120 * 20 - 122 * 41) / 20)
+
+
+def test_fischer_reserve_holds_only_the_expected_moves_without_a_draw_limit():
+    # each move beyond the expected brings its increment: 0.8 * 1000 covers 120 + 2
+    result = go("btime 60000 wtime 60000 binc 1000 winc 1000", ply=200)
+    assert result.soft_ms == int((60000 + 0.8 * 1000 * 14 - 120 * 15) / 15)
 
 
 @pytest.mark.parametrize("start,latency", [(60000, 120), (10000, 60), (30000, 50), (300000, 120),
@@ -368,13 +380,13 @@ def test_sudden_death_first_move_of_a_short_clock_still_thinks():
 def test_sudden_death_a_small_measured_loss_gives_the_clock_to_thinking():
     params, _ = parse_go("btime 5000 wtime 5000".split())
     result = plan(params, True, 1, OPTS, measured_loss=2)
-    assert result.soft_ms == (5000 - 2 * 75) // 75
+    assert result.soft_ms == (5000 - 2 * 75 - 4 * 85) // 75
 
 
 def test_sudden_death_a_large_measured_loss_is_held_back_for_every_move():
     params, _ = parse_go("btime 600000 wtime 600000".split())
     # a server that rounds each move up to whole seconds: ~900 ms lost per move
-    assert plan(params, True, 1, OPTS, measured_loss=900).soft_ms == (600000 - 900 * 75) // 75
+    assert plan(params, True, 1, OPTS, measured_loss=900).soft_ms == (600000 - 900 * 75 - 902 * 85) // 75
 
 
 # --- the measured clock loss --------------------------------------------------------------------

@@ -26,7 +26,8 @@ The formulas (all times in ms; ``T`` main time of the side to move, ``I`` its
 increment, ``B`` byoyomi, ``D`` NetworkDelay, ``D2`` NetworkDelay2, ``M``
 MinimumThinkingTime, ``S`` SlowMover, ``R`` = :func:`moves_to_go`, ``W`` the
 worst-case number of moves still to play: R, or the moves left before
-MaxMovesToDraw when that is set and there is no ``movestogo``)::
+MaxMovesToDraw when that is set and there is no ``movestogo``, or under sudden
+death without it those before ply max(320, ply + 40))::
 
     ceiling(A)  = A - D                  latest deadline for A ms on the clock,
                                          (A - 1 if D = 0); if that is <= 0:
@@ -76,6 +77,7 @@ __all__ = [
     "MAX_SHARE_RATIO",
     "MAX_MAIN_FRACTION",
     "MIN_THINK_PER_MOVE_MS",
+    "UNBOUNDED_GAME_PLIES",
     "BYOYOMI_MIN_FRACTION",
     "FALLBACK_FRACTION",
     "UNMEASURED_RESERVE_FRACTION",
@@ -112,6 +114,10 @@ MAX_MAIN_FRACTION = 0.5
 #: sudden-death games to the 256-ply limit (5 s to 300 s, 2 to 120 ms lost a move):
 #: a cap of 90% of the clock flagged 10 s games losing 60 ms a move, this did not.
 MIN_THINK_PER_MOVE_MS = 2
+#: Without a draw limit (MaxMovesToDraw 0) the sudden-death reserve still holds the
+#: loss and least think of every move to this ply: at 10 s, games past ply 248 flagged
+#: (9 of 200, either build) when it held them for the expected moves alone (docs/time.md).
+UNBOUNDED_GAME_PLIES = 320
 #: Before any loss is measured, NetworkDelay stands in for it, but as a guess it may
 #: hold back at most this fraction of the clock: where it would take more, the game
 #: could not be finished at that delay anyway, so the guess is doubtful (5 s of
@@ -392,7 +398,7 @@ def plan(
         >>> params, _ = parse_go("btime 1000 wtime 60000 byoyomi 0".split())
         >>> p = plan(params, side_to_move_is_black=False, ply=2, options={})
         >>> p.soft_ms, p.hard_ms  # gote's 60 s of sudden death, not sente's 1 s
-        (690, 3454)
+        (549, 2745)
     """
     opts = _read_options(options)
     delay = opts["NetworkDelay"]
@@ -431,10 +437,15 @@ def plan(
 
     moves = moves_to_go(ply, params.movestogo, opts["MaxMovesToDraw"], increment=inc > 0)
     # The reserve must cover the moves that may still come, not just the expected
-    # ones: when the draw limit bounds the game, plan the reserve for all of them.
+    # ones: when the draw limit bounds the game, plan the reserve for all of them;
+    # under sudden death without one, for the moves to UNBOUNDED_GAME_PLIES (or
+    # MIN_REMAINING_PLIES more), as no increment pays for a long game's tail.
     worst = moves
     if params.movestogo is None and opts["MaxMovesToDraw"] > 0:
         worst = max(moves, _moves_until(ply, opts["MaxMovesToDraw"]))
+    elif params.movestogo is None and inc == 0 and byoyomi == 0:
+        last_ply = max(UNBOUNDED_GAME_PLIES, ply + MIN_REMAINING_PLIES)
+        worst = max(moves, _moves_until(ply, last_ply))
     gross = main + INC_WEIGHT * inc * (moves - 1)
     # Without byoyomi every future move also loses main time beyond the think
     # (transport, rounding): the measured loss, else NetworkDelay, is held back per
