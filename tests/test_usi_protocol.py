@@ -15,7 +15,7 @@ import time
 import cshogi
 import pytest
 
-from conftest import under_wine
+from conftest import latency_bound, under_wine
 from usi_client import ROOT, UsiProcess, engine_command, engine_env
 
 # --- positions ------------------------------------------------------------------------------
@@ -303,13 +303,6 @@ def test_first_isready_is_answered_within_a_second():
         ready = engine.expect("readyok", timeout=5)
     report("first isready (imports + hash) (ms)", f"{(ready.at - at) * 1000:.0f}")
     assert ready.at - at < 1.0
-
-
-def latency_bound(latencies: list[float]) -> float:
-    """The figure a latency test bounds: the worst answer on Windows and Linux, the median
-    under wine. There every pipe write reaches the engine's reader thread through
-    wineserver, and on a loaded 2-core CI machine one isready in five once took 75 ms."""
-    return statistics.median(latencies) if under_wine() else max(latencies)
 
 
 def test_isready_mid_search_is_answered_within_50_ms_and_search_goes_on(engine):
