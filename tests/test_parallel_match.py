@@ -83,6 +83,19 @@ def test_time_odds_give_each_engine_its_own_byoyomi(tmp_path, fake):
     assert {line.split()[-1] for line in b_log.read_text().splitlines()} == {"100"}
 
 
+def test_a_node_limited_match_sends_go_nodes_and_keeps_no_clock(tmp_path, fake):
+    a_log, b_log = tmp_path / "a.log", tmp_path / "b.log"
+    play(tmp_path, f"{fake('first')} {a_log}", f"{fake('first')} {b_log}",
+         "--max-plies", "8", "--tc", "nodes=5000")
+    for log in (a_log, b_log):
+        assert set(log.read_text().splitlines()) == {"go nodes 5000"}
+
+
+def test_a_node_limit_is_read_from_nodes_equals_n():
+    assert core.parse_tc("nodes=50000") == core.TimeControl(nodes=50000)
+    assert str(core.parse_tc("nodes=50000")) == "50000 nodes a move"
+
+
 def test_a_rerun_with_the_same_record_file_plays_no_game_again(tmp_path, fake):
     first = play(tmp_path, fake("first"), fake("illegal"))
     assert play(tmp_path, fake("first"), fake("illegal")) == first

@@ -50,8 +50,11 @@ class TimeControl:
     main_ms: int | None = None       # None: no main time (pure byoyomi)
     byoyomi_ms: int | None = None
     inc_ms: int | None = None
+    nodes: int | None = None         # `go nodes N`: no clock at all (see NODE_LIMITED_MS)
 
     def __str__(self) -> str:
+        if self.nodes is not None:
+            return f"{self.nodes} nodes a move"
         if self.byoyomi_ms is not None:
             return (f"{self.main_ms} ms + {self.byoyomi_ms} ms byoyomi" if self.main_ms
                     else f"{self.byoyomi_ms} ms byoyomi")
@@ -71,8 +74,16 @@ def parse_tc(text: str) -> TimeControl:
         return TimeControl(int(m[1]), int(m[2]), None)
     if m := re.fullmatch(r"inc=(\d+)", t):
         return TimeControl(0, None, int(m[1]))
+    if m := re.fullmatch(r"nodes=(\d+)", t):
+        return TimeControl(nodes=int(m[1]))
     raise argparse.ArgumentTypeError(
-        f"bad time control {text!r}: use MS (byoyomi), MAIN+INC (increment) or MAIN/BYOYOMI, in ms")
+        f"bad time control {text!r}: use MS (byoyomi), MAIN+INC (increment) or MAIN/BYOYOMI, in ms, "
+        "or nodes=N")
+
+
+#: The longest a node-limited move may take before it counts as lost on time (an engine
+#: that ignores `go nodes` would otherwise hang the game).
+NODE_LIMITED_MS = 60_000
 
 
 class Clock:
@@ -83,6 +94,8 @@ class Clock:
         self.remaining = tc.main_ms or 0
 
     def allowed(self) -> int:
+        if self.tc.nodes is not None:
+            return NODE_LIMITED_MS
         return self.remaining + (self.tc.byoyomi_ms or 0) + (self.tc.inc_ms or 0)
 
     def spend(self, ms: int) -> None:
@@ -184,7 +197,9 @@ def play_game(players: tuple[Player, Player], opening: str, max_plies: int,
         tc = player.tc
         allowed = clock.allowed()
         cmd = f"btime {clocks[0].remaining} wtime {clocks[1].remaining}"
-        if tc.inc_ms is not None:
+        if tc.nodes is not None:
+            cmd = f"nodes {tc.nodes}"
+        elif tc.inc_ms is not None:
             cmd += f" binc {tc.inc_ms} winc {tc.inc_ms}"
         else:
             cmd += f" byoyomi {tc.byoyomi_ms or 0}"

@@ -16,6 +16,9 @@ tuning option, many games at once, resumable, with Elo, its 95% interval and an 
     # and at full strength, gpsshogi at 50,000 nodes), 10 games each:
     python -m bench.strength.match --opponent default --games 10 --tc 200 --plot elo.png
     python -m bench.strength.match --opponent gpsshogi --tc 2000 --b-time-margin 1500
+    # both searches at the same nodes a move (`go nodes`), whatever the machine's load:
+    python -m bench.strength.match --a-option EvalType=material --opponent yaneuraou \\
+        --tc nodes=50000 --games 400 --parallel 2 --out nodes.jsonl
     # a self-play screen of a tuning option (the same build on both sides):
     USI_ENGINE_TUNE=1 python -m bench.strength.match --a bench/engine.sh \\
         --a-option NodeShape=1 --b bench/engine.sh --tc 200 --sprt 0,10 --out screen.jsonl
@@ -179,7 +182,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--b-option", action="append", default=[], metavar="NAME=VALUE")
     ap.add_argument("--games", type=int, default=100, help="games per pairing (100)")
     ap.add_argument("--tc", type=parse_tc, default=None,
-                    help="time control in ms: N (byoyomi, default 300), MAIN+INC, MAIN/BYOYOMI")
+                    help="time control in ms: N (byoyomi, default 300), MAIN+INC, MAIN/BYOYOMI; "
+                         "or nodes=N (`go nodes N`, no clock)")
     ap.add_argument("--byoyomi", type=int, default=None, metavar="MS", help="the same as --tc MS")
     ap.add_argument("--a-tc", type=parse_tc, default=None,
                     help="engine A's own time control, for time odds (default: --tc)")
