@@ -134,3 +134,16 @@ def test_phase_table_gives_depth_over_moves_without_a_mate_score_too():
     table = core.phase_table(games, plies=4, phases=1).splitlines()
     assert table == ["plies 0+: A 2 moves, depth 10.0 (open 16.0 over 1), nodes 200, 6 ms; "
                      "B 2 moves, depth 18.0 (open 16.0 over 1), nodes 300, 1 ms"]
+
+
+def test_conversion_table_counts_who_first_stood_ahead_and_who_won_those_games():
+    # (mover, depth, nodes, ms, own score); A is black in the first two games, white in the third
+    games = [{"a_colour": "black", "result": "0-1",        # A ahead first, then lost
+              "stats": [(0, 9, 1, 1, 350), (1, 9, 1, 1, -300), (0, 9, 1, 1, -700)]},
+             {"a_colour": "black", "result": "0-1",        # B ahead first and won
+              "stats": [(0, 9, 1, 1, 0), (1, 9, 1, 1, 1200)]},
+             {"a_colour": "white", "result": "1/2",        # nobody reached a margin
+              "stats": [(0, 9, 1, 1, 100), (1, 9, 1, 1, None)]}]
+    assert core.conversion_table(games, margins=(300, 1000)).splitlines() == [
+        "first at +300: A first in 1: +0 -1 (0% won); B first in 1: +1 -0 (100% won); neither 1",
+        "first at +1000: A first in 0: +0 -0; B first in 1: +1 -0 (100% won); neither 2"]

@@ -305,6 +305,39 @@ def phase_table(records: list[dict], plies: int = 20, phases: int = 6) -> str:
     return "\n".join(lines)
 
 
+def conversion_table(records: list[dict], margins: tuple[int, ...] = (300, 600, 1000)) -> str:
+    """Who gets ahead and who turns it into a win: for each margin, the games in which A's
+    own score first reached +margin before B's reached it (by B's own score), how many of
+    them A won and lost, and the same for B.  Two searches with the same evaluation can
+    differ in either: reaching an advantage (the middle game) or keeping it (defending
+    the king while ahead in material, mating).  Games where neither reached the margin
+    are counted apart; scores are each mover's own, as the records hold them."""
+    lines = []
+    for margin in margins:
+        tally = {"A": [0, 0, 0], "B": [0, 0, 0]}    # games first ahead, won, lost
+        neither = 0
+        for r in records:
+            first = None
+            for s in r["stats"]:
+                if s[4] is not None and s[4] >= margin:
+                    first = "A" if (s[0] == 0) == (r["a_colour"] == "black") else "B"
+                    break
+            if first is None:
+                neither += 1
+                continue
+            score = a_score(r) if first == "A" else 1.0 - a_score(r)
+            tally[first][0] += 1
+            tally[first][1] += score == 1.0
+            tally[first][2] += score == 0.0
+        cells = []
+        for who in ("A", "B"):
+            n, won, lost = tally[who]
+            rate = f" ({won / n:.0%} won)" if n else ""
+            cells.append(f"{who} first in {n}: +{won} -{lost}{rate}")
+        lines.append(f"first at +{margin}: " + "; ".join(cells) + f"; neither {neither}")
+    return "\n".join(lines)
+
+
 def _open_depth(moves: list) -> str:
     """The cell's " (open D over N)": the mean depth D of the N moves without a mate
     score, when some moves had one; empty when none or all had."""

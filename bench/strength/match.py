@@ -12,6 +12,7 @@ tuning option, many games at once, resumable, with Elo, its 95% interval and an 
     python -m bench.strength.match --b bench/engine.sh --b-option USI_OwnBook=false \\
         --openings startpos --games 200 --tc 1000 --parallel 2 --distinct 16 --out book.jsonl
     python -m bench.strength.match --out ymat.jsonl --summary --phases   # the tables again
+    python -m bench.strength.match --out ymat.jsonl --summary --conversion  # who kept a lead
     # a gauntlet: this checkout against the peers (default: Fairy-Stockfish at skill 5
     # and at full strength, gpsshogi at 50,000 nodes), 10 games each:
     python -m bench.strength.match --opponent default --games 10 --tc 200 --plot elo.png
@@ -39,7 +40,8 @@ from pathlib import Path
 
 from bench.lib import engines
 from bench.lib.match import (DEFAULT_OPTIONS, MATE_SCORE_FLOOR, Match, Player, a_score,
-                             distinct_openings, load_records, parse_tc, phase_table,
+                             conversion_table, distinct_openings, load_records, parse_tc,
+                             phase_table,
                              read_openings_or_exit, summary)
 from bench.lib.paths import ENGINE_SH, OPENINGS, OUT
 from bench.lib.stats import elo_stats, fmt_elo, score_summary
@@ -151,7 +153,8 @@ def plot(by_pairing: dict[str, list[dict]], path: Path) -> str | None:
     return None
 
 
-def report(records: list[dict], phases: bool, distinct: int = 0) -> None:
+def report(records: list[dict], phases: bool, distinct: int = 0,
+           conversion: bool = False) -> None:
     by_pairing: dict[str, list[dict]] = {}
     for r in records:
         by_pairing.setdefault(r.get("pairing", ""), []).append(r)
@@ -161,6 +164,8 @@ def report(records: list[dict], phases: bool, distinct: int = 0) -> None:
         print(summary(rs))
         if phases:
             print(phase_table(rs))
+        if conversion:
+            print(conversion_table(rs))
         if distinct:
             print(f"distinct openings (first {distinct} plies): "
                   f"{distinct_openings(rs, distinct)} in {len(rs)} games")
@@ -214,6 +219,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--summary", action="store_true", help="print the summary of --out and exit")
     ap.add_argument("--phases", action="store_true",
                     help="also each engine's depth and nodes by game phase")
+    ap.add_argument("--conversion", action="store_true",
+                    help="also who first stood +300/+600/+1000 and who won those games")
     ap.add_argument("--distinct", type=int, default=0, metavar="PLIES",
                     help="also count the games' different openings over their first PLIES moves")
     args = ap.parse_args(argv)
@@ -268,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     if not records:
         print("no game recorded")
         return 0
-    report(records, args.phases, args.distinct)
+    report(records, args.phases, args.distinct, args.conversion)
     if args.check_resigns > 0:
         check_resignations(records, args.check_resigns)
     if args.plot:
