@@ -535,6 +535,11 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
             capture_keys[n_captures] = mkey
             capture_victims[n_captures] = captured_type(p, m)
             n_captures += 1
+        if (not mp.skip_quiets and ply and not checked and best > -VALUE_MATE_IN_MAX_PLY
+                and _quiets_futile(c, depth, searched, alpha, static_eval, improving)):
+            # every quiet move that gives no check would be pruned from here on: the
+            # picker then generates only the quiet checks
+            mp.skip_quiets = True
 
     if handed_out == 0:
         return mated_in(ply)    # no legal move: lost, in check or not
@@ -722,6 +727,21 @@ cdef inline int _prune_move(Context* c, int m, bint quiet, bint check_given, int
     if not see_ge(&c.pos, m, -c.param[QUIET_SEE_PRUNE] * lmr_depth * lmr_depth):
         return PRUNE_THIS
     return 0
+
+
+cdef inline bint _quiets_futile(Context* c, int depth, int searched, int alpha,
+                                int static_eval, bint improving) noexcept nogil:
+    """Whether _prune_move would return PRUNE_REST for the next quiet move that gives
+    no check (move-count or futility pruning), searched moves having been searched."""
+    cdef int lmr_depth
+    if depth <= c.param[MCP_DEPTH] and searched >= (3 + depth * depth) // (2 - improving):
+        return True
+    lmr_depth = _table_reduced_depth(c, depth, searched)
+    if lmr_depth < 0:
+        lmr_depth = 0
+    return (lmr_depth <= c.param[FUTILITY_LMR_DEPTH]
+            and static_eval + c.param[FUTILITY_BASE] + c.param[FUTILITY_PER_DEPTH] * lmr_depth
+            <= alpha)
 
 
 cdef int _prune_capture(Context* c, int m, bint quiet, bint check_given, int depth,

@@ -126,16 +126,26 @@ cdef inline void score_moves(Context* c, const int* moves, int* scores, int n, i
                          + low_ply_score(&c.hist, ply, m))
 
 
-cdef inline int pick_best(int* moves, int* scores, int start, int n) noexcept nogil:
-    """Selection sort step: bring the best remaining move to `start`."""
+cdef inline int best_index(const int* scores, int start, int n) noexcept nogil:
+    """The index of the highest score of scores[start:n] (the first of equals)."""
     cdef int best = start
-    cdef int i, t
+    cdef int i
     for i in range(start + 1, n):
         if scores[i] > scores[best]:
             best = i
-    if best != start:
-        t = moves[start]; moves[start] = moves[best]; moves[best] = t
-        t = scores[start]; scores[start] = scores[best]; scores[best] = t
+    return best
+
+
+cdef inline void swap_moves(int* moves, int* scores, int i, int k) noexcept nogil:
+    cdef int t
+    if i != k:
+        t = moves[i]; moves[i] = moves[k]; moves[k] = t
+        t = scores[i]; scores[i] = scores[k]; scores[k] = t
+
+
+cdef inline int pick_best(int* moves, int* scores, int start, int n) noexcept nogil:
+    """Selection sort step: bring the best remaining move to `start`."""
+    swap_moves(moves, scores, start, best_index(scores, start, n))
     return moves[start]
 
 
@@ -294,7 +304,9 @@ cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
             mp.n = mp.n_captures = generate(&c.pos, mp.moves, GEN_CAPTURES)
             mp.n = mp.n_captures = drop_dominated(&c.pos, mp.moves, mp.n)
             for k in range(mp.n):
-                mp.scores[k] = capture_key(&c.pos, mp.moves[k], True)
+                # (scored as if each won its exchange: SEE is looked at only when a
+                # capture's turn comes, and most nodes are cut off before that)
+                mp.scores[k] = capture_key(&c.pos, mp.moves[k], False)
                 # (a promotion that captures nothing keeps its place by its gain: a
                 # sunk capture history put it behind every quiet move)
                 victim = captured_type(&c.pos, mp.moves[k])
@@ -305,12 +317,19 @@ cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
             mp.stage = STAGE_GOOD_CAPTURES
         elif mp.stage == STAGE_GOOD_CAPTURES:
             if mp.cur < mp.n_captures:
-                m = pick_best(mp.moves, mp.scores, mp.cur, mp.n_captures)
-                if mp.scores[mp.cur] >= 0:
+                k = best_index(mp.scores, mp.cur, mp.n_captures)
+                if mp.scores[k] >= 0:
+                    m = mp.moves[k]
+                    if not see_ge(&c.pos, m, 0):
+                        # it loses material: its key drops below the quiet moves'
+                        mp.scores[k] += KEY_BAD_CAPTURE - KEY_GOOD_CAPTURE
+                        continue
+                    swap_moves(mp.moves, mp.scores, mp.cur, k)
                     mp.cur += 1
                     if m != mp.tt_move:
                         return m
                     continue
+                swap_moves(mp.moves, mp.scores, mp.cur, k)
             mp.bad_start = mp.cur
             mp.cur = 0
             mp.stage = STAGE_KILLERS
