@@ -712,18 +712,13 @@ cdef inline int _prune_move(Context* c, int m, bint quiet, bint check_given, int
     move that loses more than QuietSeePrune x (reduced depth)^2 by SEE, and for the
     captures and checks of _prune_capture."""
     cdef int lmr_depth
-    if (quiet and not check_given and depth <= c.param[MCP_DEPTH]
-            and searched >= (3 + depth * depth) // (2 - improving)):
-        return PRUNE_REST
     if not quiet or check_given:
         return _prune_capture(c, m, quiet, check_given, depth, searched, alpha, static_eval)
+    if _quiets_futile(c, depth, searched, alpha, static_eval, improving):
+        return PRUNE_REST
     lmr_depth = _table_reduced_depth(c, depth, searched)
     if lmr_depth < 0:
         lmr_depth = 0
-    if (lmr_depth <= c.param[FUTILITY_LMR_DEPTH]
-            and static_eval + c.param[FUTILITY_BASE] + c.param[FUTILITY_PER_DEPTH] * lmr_depth
-            <= alpha):
-        return PRUNE_REST
     if not see_ge(&c.pos, m, -c.param[QUIET_SEE_PRUNE] * lmr_depth * lmr_depth):
         return PRUNE_THIS
     return 0
