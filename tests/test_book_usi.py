@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from conftest import latency_bound
+from conftest import latency_bound, under_wine
 from usi_client import UsiProcess
 
 from usi_engine.book import BookMove, MemoryBook, write_db
@@ -23,6 +23,12 @@ def make_book() -> MemoryBook:
     book.add(AFTER_76, BookMove("4a5b", "none", -25, 20, 1))
     book.add(AFTER_76, BookMove("5e5d", "none", -10, 20, 1))   # illegal: no piece on 5e
     return book
+
+
+#: The first (cold) book hit, go to bestmove: 50 ms; under wine, where each pipe write
+#: passes through wineserver (about 15 ms a move) and CI once saw 59 ms on a loaded
+#: 2-core machine, 100 ms. The warm hit's own cost is bounded tighter below.
+COLD_HIT_LIMIT_MS = 100 if under_wine() else 50
 
 
 def warm_hit_cost_ms(engine: UsiProcess, tries: int = 5) -> float:
@@ -56,7 +62,7 @@ def test_book_hit_answers_in_milliseconds_with_multipv_lines(tmp_path):
         assert texts[1].startswith("info multipv 2 score cp 25 depth 20 pv 2g2f 8c8d")
         assert texts[-1] in ("bestmove 7g7f ponder 3c3d", "bestmove 2g2f ponder 8c8d")
         elapsed_ms = (lines[-1].at - at) * 1000
-        assert elapsed_ms < 50, elapsed_ms
+        assert elapsed_ms < COLD_HIT_LIMIT_MS, elapsed_ms
         assert warm_hit_cost_ms(engine) < 20
 
         lines, _ = engine.go("position startpos moves 7g7f", "go byoyomi 1000")
