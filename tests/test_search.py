@@ -155,6 +155,17 @@ def test_perpetual_check_is_scored_as_a_loss_for_the_checker(searcher):
     assert result.score_mate is not None and result.score_mate < 0
 
 
+def test_a_recurrence_of_a_position_from_long_before_the_root_is_scored_as_a_draw(searcher):
+    # Black, a gold down, walks its king out and back twice; 5i5h brings back the
+    # position after the game's first move, eight plies before the root (past the
+    # search's own line: the walk back that far is taken only when the board may match)
+    pos = Position("4k4/9/9/9/9/9/9/9/4K4 b g 1")
+    for u in ["5i5h", "5a5b", "5h5i", "5b5a", "5i4h", "5a4b", "4h5i", "4b5a"]:
+        pos.push_usi(u)
+    result = searcher.search(pos, depth=2, searchmoves=[pos.parse_usi("5i5h")])
+    assert result.score_mate is None and result.score_cp == 0
+
+
 def test_entering_king_declaration_is_a_win_in_search(searcher):
     # black can declare after any quiet king-side move keeps the conditions
     pos = Position("K+R+B+P+P+P+P+P+P/6+P+P+P/9/9/9/9/9/9/k8 w RB2G2S2N 1")

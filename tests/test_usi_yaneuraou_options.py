@@ -139,16 +139,14 @@ def test_no_declaration_where_the_rule_does_not_give_one(rule, sfen):
     assert move != "win" and Position(sfen).is_legal(Position(sfen).parse_usi(move))
 
 
-REPEAT = "position startpos moves 5i5h 5a5b 5h5i"   # black to move: 5b5a... for white next
-
-
 @pytest.mark.parametrize("option, value", [("DrawValueWhite", 3000), ("DrawValueWhite", -3000)])
 def test_draw_value_of_the_colour_to_move_decides_on_a_repetition(option, value):
     lines = run("setoption name Threads value 1", f"setoption name {option} value {value}",
                 "isready", "position startpos moves 5i5h 5a5b 5h5i 5b5a 5i5h 5a5b 5h5i",
                 "go depth 4")
     move = bestmove(lines).split()[1]
-    # 5b5a repeats the start position a fourth time: a draw worth `value` to white
+    # 5b5a brings back the start position (a third time): the search scores a
+    # recurrence as a draw, worth `value` to white
     assert (move == "5b5a") == (value > 0)
     if value > 0:
         assert f"score cp {value}" in [line for line in lines if line.startswith("info depth")][-1]

@@ -7,7 +7,7 @@ from usi_engine.core.control cimport Control
 from usi_engine.search.history cimport History
 from usi_engine.eval.kp cimport KPAcc, KPNet
 from usi_engine.eval.handwritten cimport HandSums
-from libc.stdint cimport int16_t
+from libc.stdint cimport int16_t, uint64_t
 
 cdef enum:
     MAX_PLY = 128
@@ -71,6 +71,7 @@ cdef struct Context:
     int completed_depth
     TT* tt
     int root_sp
+    uint64_t game_boards[64]      # a bit per board key (by its low 12 bits) met before the root
     int max_game_ply
     int entering_king_rule        # EKR_ code (core/position.pxd)
     int draw_value[2]             # a repetition draw's score for the side to move, by colour
@@ -121,6 +122,7 @@ cdef inline int value_from_tt(int v, int ply) noexcept nogil:
 
 
 cdef void iterate(Context* c, int depth, int multipv) noexcept nogil
+cdef void note_game_boards(Context* c) noexcept nogil
 cdef void set_param(Context* c, int index, int value) noexcept nogil
 cdef void default_params(Context* c) noexcept nogil
 

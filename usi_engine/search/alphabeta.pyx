@@ -30,7 +30,7 @@ each technique and value.
 """
 cimport cython
 from libc.stdint cimport uint64_t
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 from libc.math cimport log
 
 from usi_engine.core.types cimport *
@@ -40,7 +40,8 @@ from usi_engine.core.position cimport (Pos, Position, in_check, pieces, state, p
                                        pos_do_null, pos_undo_null, pos_repetition,
                                        pos_declaration_win, pos_declaration, pos_try_move,
                                        pos_tried, EKR_NONE, EKR_27, EKR_TRY, DECLARE_WIN,
-                                       REPETITION_DRAW, REPETITION_WIN, REPETITION_LOSE)
+                                       REPETITION_NONE, REPETITION_DRAW, REPETITION_WIN,
+                                       REPETITION_LOSE)
 from usi_engine.core.movegen cimport (GEN_LEGAL, GEN_CAPTURES, generate, gives_check,
                                       drop_dominated, mate_in_one)
 from usi_engine.eval.handwritten cimport piece_value, hand_refresh, hand_update, hand_value
@@ -73,10 +74,33 @@ cdef inline void update_pv(Context* c, int ply, int m) noexcept nogil:
     c.pv_length[ply] = n + 1
 
 
+cdef inline int repetition(const Context* c, int ply) noexcept nogil:
+    """pos_repetition over the whole game (the first recurrence, however far back),
+    walking back past the root only when the game-board filter says this board may
+    have occurred there: most nodes' boards never did, and the walk to the game's
+    start was 2% of the search's instructions."""
+    cdef const Pos* p = &c.pos
+    cdef uint64_t board = state(p).board_key
+    cdef int rep = pos_repetition(p, ply)
+    if rep == REPETITION_NONE and c.game_boards[(board >> 6) & 63] >> (board & 63) & 1:
+        rep = pos_repetition(p, p.sp)
+    return rep
+
+
+cdef void note_game_boards(Context* c) noexcept nogil:
+    """Fill the game-board filter from the positions before the root."""
+    cdef int i
+    cdef uint64_t board
+    memset(c.game_boards, 0, sizeof(c.game_boards))
+    for i in range(c.root_sp):
+        board = c.pos.stack[i].board_key
+        c.game_boards[(board >> 6) & 63] |= (<uint64_t>1) << (board & 63)
+
+
 cdef inline int terminal_value(Context* c, int ply, bint* done) noexcept nogil:
     """Game-rule outcomes at an interior node: repetition, declaration, move limit."""
     cdef Pos* p = &c.pos
-    cdef int rep = pos_repetition(p, p.sp)
+    cdef int rep = repetition(c, ply)
     done[0] = True
     if rep == REPETITION_DRAW:
         return c.draw_value[p.side]

@@ -34,7 +34,7 @@ from usi_engine.core.control cimport (ctl_stop, ctl_clear_stop, ctl_start, ctl_d
 from usi_engine.eval.kp cimport Network
 from usi_engine.search.alphabeta cimport (MAX_PLY, MAX_ROOT_MOVES, VALUE_INFINITE, VALUE_MATE,
                                           VALUE_MATE_IN_MAX_PLY, NO_DEADLINE, RootMove, Context,
-                                          iterate, value_from_tt, set_param)
+                                          iterate, value_from_tt, set_param, note_game_boards)
 from usi_engine.search.alphabeta import TUNABLES, parameter_index
 from usi_engine.search.threads cimport (deepen, new_context, free_context, forget_history,
                                         prepare_helper, ITERATION_CUT)
@@ -382,6 +382,7 @@ cdef class Searcher:
         c.tt = &self.tt
         c.kp_net = NULL if self.evaluation is None else &self.network.net
         c.root_sp = c.pos.sp
+        note_game_boards(c)
         ctl_start(&c.ctl, nodes if nodes > 0 else 0,
                   threading.current_thread() is threading.main_thread())
         c.max_game_ply = max_game_ply

@@ -93,6 +93,7 @@ cdef int prepare_helper(Context* h, const Context* main) noexcept nogil:
     memcpy(h.param, main.param, sizeof(h.param))
     memcpy(h.lmr_table, main.lmr_table, sizeof(h.lmr_table))
     h.root_sp = main.root_sp
+    memcpy(h.game_boards, main.game_boards, sizeof(h.game_boards))
     h.max_game_ply = main.max_game_ply
     h.entering_king_rule = main.entering_king_rule
     h.draw_value[0] = main.draw_value[0]
