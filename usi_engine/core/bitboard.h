@@ -54,6 +54,8 @@ typedef struct {
     bb_t zone[2];          /* promotion zone of each colour (the far three ranks) */
     bb_t dead[2][16];      /* squares a piece type of that colour may never stand on */
     bb_t all;              /* the 81 board squares */
+    bb_t rook_empty[81];   /* a rook's and a bishop's slides on the empty board */
+    bb_t bishop_empty[81];
     int ready;
 } usi_tables_t;
 

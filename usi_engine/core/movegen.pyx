@@ -170,7 +170,7 @@ cdef int _generate_legal(const Pos* p, int* out, int kind) noexcept nogil:
     cdef bb_t checkers = state(p).checkers
     cdef bb_t target = usi_tables.all & ~own
     cdef bb_t drop_target = usi_tables.all & ~occ
-    cdef bb_t b, t, pinned, occ_without_king, zone, enemy
+    cdef bb_t b, t, pinned, occ_without_king, zone, enemy, pawns, pawn_to
     cdef int n = 0
     cdef int frm, to, checker, pc
 
@@ -198,7 +198,14 @@ cdef int _generate_legal(const Pos* p, int* out, int kind) noexcept nogil:
     pinned = pinned_pieces(p, us)
     zone = usi_tables.zone[us]
     enemy = p.by_color[them]
-    b = own
+    # pawns all at once: only those whose square ahead is a target (for captures, an
+    # enemy piece or the zone) go through the loop, which keeps square order.  A pawn
+    # never stands on its last rank, so the shift never crosses into the next file.
+    pawns = own & p.by_type[PAWN]
+    pawn_to = (pawns >> 1 if us == BLACK else pawns << 1) & target
+    if kind == GEN_CAPTURES:
+        pawn_to &= enemy | zone
+    b = (own & ~pawns) | (pawn_to << 1 if us == BLACK else pawn_to >> 1)
     while b:
         frm = bb_pop(&b)
         pc = p.board[frm]
@@ -517,7 +524,7 @@ cdef int mate_in_one(const Pos* p) noexcept nogil:
         return _first_mate(p, moves, generate(p, moves, GEN_CHECKS), 0, 0)
     occ = p.occupied & ~bb_square(ek)
     near = usi_tables.step[KING][ek] & ~p.by_color[us ^ 1]
-    flights = near & ~_attacked_near(p, us, ek, near, occ)
+    flights = near & ~_attacked_near(p, us, near, occ)
     _check_squares(p, ek, direct, _sliders_in_play(p))
     if flights:
         _covering_check_squares(p, flights, occ, direct, wanted)
@@ -559,35 +566,34 @@ cdef inline int _first_mate(const Pos* p, int* moves, int n, bb_t tested,
     return 0
 
 
-cdef inline bb_t _attacked_near(const Pos* p, int us, int ek, bb_t squares,
-                               bb_t occ) noexcept nogil:
-    """The squares of `squares` (next to the king on ek) that a piece of us attacks
+cdef inline bb_t _attacked_near(const Pos* p, int us, bb_t squares, bb_t occ) noexcept nogil:
+    """The squares of `squares` (next to their king) that a piece of us attacks
     through occupancy occ.  The sliders go first, each only if it stands on a line
-    through the king's neighbourhood; then the step attackers of what is left."""
+    through one of them; then the step attackers of what is left."""
     cdef int them = us ^ 1
     cdef bb_t own = p.by_color[us]
     cdef bb_t attacked = 0
     cdef bb_t sliders = own & (p.by_type[LANCE] | p.by_type[BISHOP] | p.by_type[ROOK]
                                | p.by_type[HORSE] | p.by_type[DRAGON])
-    cdef bb_t golds, kings, rest
-    cdef int s, f, pt, df, dr
+    cdef bb_t golds, kings, rest, reach
+    cdef int s, f, pt
     while sliders:
         s = bb_pop(&sliders)
         pt = piece_type(p.board[s])
-        df = square_file(s) - square_file(ek)
-        dr = square_rank(s) - square_rank(ek)
+        # what it would attack on an empty board first: one load, and most sliders
+        # stand on no line through a square still to be settled
         if pt == LANCE:
-            if not -1 <= df <= 1:
-                continue
+            reach = lance_pseudo_attacks(us, s)
         elif pt == ROOK:
-            if not (-1 <= df <= 1 or -1 <= dr <= 1):
-                continue
+            reach = rook_pseudo_attacks(s)
+        elif pt == BISHOP:
+            reach = bishop_pseudo_attacks(s)
         elif pt == DRAGON:
-            if not (-1 <= df <= 1 or -1 <= dr <= 1 or (-2 <= df <= 2 and -2 <= dr <= 2)):
-                continue
-        elif not (-2 <= df + dr <= 2 or -2 <= df - dr <= 2):
-            continue        # bishop or horse (whose steps reach no farther)
-        attacked |= piece_attacks(p.board[s], s, occ) & squares
+            reach = rook_pseudo_attacks(s) | usi_tables.step[KING][s]
+        else:
+            reach = bishop_pseudo_attacks(s) | usi_tables.step[KING][s]
+        if reach & squares & ~attacked:
+            attacked |= piece_attacks(p.board[s], s, occ) & squares
     rest = squares & ~attacked
     if not rest:
         return attacked
@@ -627,14 +633,23 @@ cdef inline void _covering_check_squares(const Pos* p, bb_t flights, bb_t occ,
         wanted[GOLD] &= gold
         for pt in range(PRO_PAWN, PRO_SILVER + 1):
             wanted[pt] &= gold
+        # the slides from the flight only where a wanted square lies on one of its
+        # lines on the empty board (most flights have none: a check along a line
+        # through the king rarely also sees a square next to it)
         if wanted[LANCE]:
-            wanted[LANCE] &= lance_attacks(them, f, occ)
+            wanted[LANCE] &= lance_pseudo_attacks(them, f)
+            if wanted[LANCE]:
+                wanted[LANCE] &= lance_attacks(them, f, occ)
         if wanted[BISHOP] | wanted[HORSE]:
-            slide = bishop_attacks(f, occ)
+            slide = bishop_pseudo_attacks(f)
+            if (wanted[BISHOP] | wanted[HORSE]) & slide:
+                slide = bishop_attacks(f, occ)
             wanted[BISHOP] &= slide
             wanted[HORSE] &= slide | usi_tables.step[KING][f]
         if wanted[ROOK] | wanted[DRAGON]:
-            slide = rook_attacks(f, occ)
+            slide = rook_pseudo_attacks(f)
+            if (wanted[ROOK] | wanted[DRAGON]) & slide:
+                slide = rook_attacks(f, occ)
             wanted[ROOK] &= slide
             wanted[DRAGON] &= slide | usi_tables.step[KING][f]
 
@@ -647,9 +662,9 @@ cdef inline bb_t _flight_openers(const Pos* p, bb_t flights, bb_t occ) noexcept 
     cdef int f, s
     while flights:
         f = bb_pop(&flights)
-        sliders = ((rook_attacks(f, 0) & (p.by_type[ROOK] | p.by_type[DRAGON]))
-                   | (bishop_attacks(f, 0) & (p.by_type[BISHOP] | p.by_type[HORSE]))
-                   | (lance_attacks(us ^ 1, f, 0) & p.by_type[LANCE])) & p.by_color[us]
+        sliders = ((rook_pseudo_attacks(f) & (p.by_type[ROOK] | p.by_type[DRAGON]))
+                   | (bishop_pseudo_attacks(f) & (p.by_type[BISHOP] | p.by_type[HORSE]))
+                   | (lance_pseudo_attacks(us ^ 1, f) & p.by_type[LANCE])) & p.by_color[us]
         while sliders:
             s = bb_pop(&sliders)
             b = usi_tables.between[f][s] & occ

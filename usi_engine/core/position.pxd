@@ -87,9 +87,9 @@ cdef inline bb_t snipers_of(const Pos* p, int king_color, int slider_color) noex
     """The sliders of slider_color on a line through the king of king_color that they
     would attack it along if nothing stood between (the king must be on the board)."""
     cdef int k = p.king_sq[king_color]
-    return (((rook_attacks(k, 0) & (p.by_type[ROOK] | p.by_type[DRAGON]))
-             | (bishop_attacks(k, 0) & (p.by_type[BISHOP] | p.by_type[HORSE]))
-             | (lance_attacks(king_color, k, 0) & p.by_type[LANCE]))
+    return (((rook_pseudo_attacks(k) & (p.by_type[ROOK] | p.by_type[DRAGON]))
+             | (bishop_pseudo_attacks(k) & (p.by_type[BISHOP] | p.by_type[HORSE]))
+             | (lance_pseudo_attacks(king_color, k) & p.by_type[LANCE]))
             & p.by_color[slider_color])
 
 cdef inline bb_t step_attackers_to(const Pos* p, int color, int sq) noexcept nogil:
@@ -111,28 +111,29 @@ cdef inline bb_t attackers_to(const Pos* p, int color, int sq, bb_t occ) noexcep
     cdef bb_t lances = p.by_type[LANCE] & own
     cdef bb_t diagonal = (p.by_type[BISHOP] | p.by_type[HORSE]) & own
     cdef bb_t straight = (p.by_type[ROOK] | p.by_type[DRAGON]) & own
-    if lances:
+    # (a slide only when a slider stands on one of sq's lines on the empty board)
+    if lance_pseudo_attacks(color ^ 1, sq) & lances:
         b |= lance_attacks(color ^ 1, sq, occ) & lances
-    if diagonal:
+    if bishop_pseudo_attacks(sq) & diagonal:
         b |= bishop_attacks(sq, occ) & diagonal
-    if straight:
+    if rook_pseudo_attacks(sq) & straight:
         b |= rook_attacks(sq, occ) & straight
     return b
 
 cdef inline bint is_attacked(const Pos* p, int color, int sq, bb_t occ) noexcept nogil:
-    """Does a piece of `color` attack sq?  The steps first, then each slide, stopping
-    at the first attacker found."""
+    """Does a piece of `color` attack sq?  The steps first, then each slide that a
+    slider on one of sq's lines could make, stopping at the first attacker found."""
     cdef bb_t own = p.by_color[color]
     cdef bb_t lances, diagonal, straight
     if step_attackers_to(p, color, sq):
         return True
-    lances = p.by_type[LANCE] & own
+    lances = p.by_type[LANCE] & own & lance_pseudo_attacks(color ^ 1, sq)
     if lances and lance_attacks(color ^ 1, sq, occ) & lances:
         return True
-    diagonal = (p.by_type[BISHOP] | p.by_type[HORSE]) & own
+    diagonal = (p.by_type[BISHOP] | p.by_type[HORSE]) & own & bishop_pseudo_attacks(sq)
     if diagonal and bishop_attacks(sq, occ) & diagonal:
         return True
-    straight = (p.by_type[ROOK] | p.by_type[DRAGON]) & own
+    straight = (p.by_type[ROOK] | p.by_type[DRAGON]) & own & rook_pseudo_attacks(sq)
     return straight != 0 and (rook_attacks(sq, occ) & straight) != 0
 
 cdef inline bb_t slider_blockers(const Pos* p, int king_color, int slider_color) noexcept nogil:

@@ -31,11 +31,19 @@ cdef inline int see_value(int pt) noexcept nogil:
 cdef inline bb_t _sliders_to(const Pos* p, int sq, bb_t occ) noexcept nogil:
     """The sliders of both colours (horses and dragons with their slides) that see sq
     through occ."""
-    cdef bb_t lances = p.by_type[LANCE]
-    return ((lance_attacks(WHITE, sq, occ) & lances & p.by_color[BLACK])
-            | (lance_attacks(BLACK, sq, occ) & lances & p.by_color[WHITE])
-            | (bishop_attacks(sq, occ) & (p.by_type[BISHOP] | p.by_type[HORSE]))
-            | (rook_attacks(sq, occ) & (p.by_type[ROOK] | p.by_type[DRAGON])))
+    cdef bb_t lances = p.by_type[LANCE] & usi_tables.file_mask[square_file(sq)]
+    cdef bb_t diagonal = (p.by_type[BISHOP] | p.by_type[HORSE]) & bishop_pseudo_attacks(sq)
+    cdef bb_t straight = (p.by_type[ROOK] | p.by_type[DRAGON]) & rook_pseudo_attacks(sq)
+    cdef bb_t b = 0
+    # (each slide only when a slider stands on one of sq's lines on the empty board)
+    if lances:
+        b = ((lance_attacks(WHITE, sq, occ) & lances & p.by_color[BLACK])
+             | (lance_attacks(BLACK, sq, occ) & lances & p.by_color[WHITE]))
+    if diagonal:
+        b |= bishop_attacks(sq, occ) & diagonal
+    if straight:
+        b |= rook_attacks(sq, occ) & straight
+    return b
 
 
 cdef inline bb_t _attackers_of_both(const Pos* p, int sq, bb_t occ) noexcept nogil:
