@@ -217,6 +217,25 @@ cdef inline bb_t piece_attacks(int pc, int sq, bb_t occ) noexcept nogil:
         return rook_attacks(sq, occ) | usi_tables.step[pc][sq]
     return usi_tables.step[pc][sq]
 
+cdef inline bint piece_attacks_square(int pc, int sq, int target, bb_t occ) noexcept nogil:
+    """bb_test(piece_attacks(pc, sq, occ), target) without the slides: a slider
+    attacks target when target is on one of its lines on the empty board with nothing
+    between."""
+    cdef int pt = piece_type(pc)
+    cdef bb_t reach
+    if pt == LANCE:
+        reach = lance_pseudo_attacks(piece_color(pc), sq)
+    elif pt == BISHOP or pt == HORSE:
+        reach = bishop_pseudo_attacks(sq)
+    elif pt == ROOK or pt == DRAGON:
+        reach = rook_pseudo_attacks(sq)
+    else:
+        return bb_test(usi_tables.step[pc][sq], target)
+    if bb_test(reach, target):
+        return not (usi_tables.between[sq][target] & occ)
+    # (a horse's or dragon's step; the step table is empty for the other sliders)
+    return bb_test(usi_tables.step[pc][sq], target)
+
 cdef inline bint aligned(int a, int b, int c) noexcept nogil:
     """True when the three squares lie on one line (c on the line through a and b)."""
     return bb_test(usi_tables.line[a][b], c)

@@ -807,31 +807,33 @@ cdef bint gives_check(const Pos* p, int m) noexcept nogil:
     cdef int them = us ^ 1
     cdef int ek = p.king_sq[them]
     cdef int to = move_to(m)
-    cdef int frm, pc
-    cdef bb_t occ, exposed
+    cdef int frm, pc, s
+    cdef bb_t occ, behind
     if ek < 0:
         return False
     if move_is_drop(m):
-        return bb_test(piece_attacks(make_piece(us, move_dropped_type(m)), to,
-                                     p.occupied | bb_square(to)), ek)
+        return piece_attacks_square(make_piece(us, move_dropped_type(m)), to, ek,
+                                    p.occupied)
     frm = move_from(m)
     pc = p.board[frm]
     if move_is_promotion(m):
         pc += PROMOTED
     occ = (p.occupied ^ bb_square(frm)) | bb_square(to)
-    if bb_test(piece_attacks(pc, to, occ), ek):
+    if piece_attacks_square(pc, to, ek, occ):
         return True
     # Discovered check: the opponent is not in check before our move, so any slider
-    # of ours that now sees the king was uncovered by the square just vacated.
+    # of ours that now sees the king was uncovered by the square just vacated: one
+    # on the line through the king and frm, beyond frm, with nothing between.
     if not usi_tables.line[ek][frm] or bb_test(usi_tables.line[ek][frm], to):
         return False
     # (most pieces on a line with the king have no slider of ours on that line at all)
-    if not (usi_tables.line[ek][frm] & p.by_color[us] & sliders(p)):
-        return False
-    exposed = ((rook_attacks(ek, occ) & (p.by_type[ROOK] | p.by_type[DRAGON]))
-               | (bishop_attacks(ek, occ) & (p.by_type[BISHOP] | p.by_type[HORSE]))
-               | (lance_attacks(them, ek, occ) & p.by_type[LANCE]))
-    return (exposed & p.by_color[us] & ~bb_square(frm)) != 0
+    behind = usi_tables.line[ek][frm] & p.by_color[us] & sliders(p)
+    while behind:
+        s = bb_pop(&behind)
+        if (bb_test(usi_tables.between[ek][s], frm)
+                and piece_attacks_square(p.board[s], s, ek, occ)):
+            return True
+    return False
 
 
 cdef bint is_legal(const Pos* p, int m) noexcept nogil:
