@@ -873,7 +873,7 @@ cdef bint is_legal(const Pos* p, int m) noexcept nogil:
         return False
     if p.board[to] != EMPTY and piece_color(p.board[to]) == us:
         return False
-    if not bb_test(piece_attacks(pc, frm, p.occupied), to):
+    if not piece_attacks_square(pc, frm, to, p.occupied):
         return False
     pt = piece_type(pc)
     if move_is_promotion(m):

@@ -107,16 +107,18 @@ cdef inline bb_t _checkers_after(const Pos* p, int us, int to, int pc,
     moved piece can check directly, and only a slider on the line through frm can have
     been uncovered: the rest of the board needs no look."""
     cdef int ek = p.king_sq[us ^ 1]
-    cdef bb_t checkers = 0, line, uncovered
+    cdef bb_t checkers = 0, uncovered
+    cdef int s
     if ek < 0:
         return 0
-    if bb_test(piece_attacks(pc, to, p.occupied), ek):
+    if piece_attacks_square(pc, to, ek, p.occupied):
         checkers = bb_square(to)
     if frm >= 0:
-        line = usi_tables.line[ek][frm]
-        uncovered = line & p.by_color[us] & sliders(p)
-        if uncovered:
-            checkers |= attackers_to(p, us, ek, p.occupied) & uncovered
+        uncovered = usi_tables.line[ek][frm] & p.by_color[us] & sliders(p)
+        while uncovered:
+            s = bb_pop(&uncovered)
+            if piece_attacks_square(p.board[s], s, ek, p.occupied):
+                checkers |= bb_square(s)
     return checkers
 
 
