@@ -199,6 +199,35 @@ cdef inline bb_t bishop_pseudo_attacks(int sq) noexcept nogil:
 cdef inline bb_t lance_pseudo_attacks(int color, int sq) noexcept nogil:
     return usi_tables.ray[DIR_UP if color == BLACK else DIR_DOWN][sq]
 
+cdef inline bb_t shift_up(bb_t b) noexcept nogil:
+    """Every square of b one rank up (toward rank a); rank a's squares drop out."""
+    return (b & ~usi_tables.rank_mask[0]) >> 1
+
+cdef inline bb_t shift_down(bb_t b) noexcept nogil:
+    return (b & ~usi_tables.rank_mask[8]) << 1
+
+cdef inline bb_t shift_left(bb_t b) noexcept nogil:
+    """One file up (file + 1); the last file's squares drop out."""
+    return (b << 9) & usi_tables.all
+
+cdef inline bb_t shift_right(bb_t b) noexcept nogil:
+    return b >> 9
+
+cdef inline bb_t gold_reach(int color, bb_t b) noexcept nogil:
+    """The squares that golds of color standing on b attack (all at once)."""
+    cdef bb_t ahead = shift_up(b) if color == BLACK else shift_down(b)
+    cdef bb_t behind = shift_down(b) if color == BLACK else shift_up(b)
+    return ahead | behind | shift_left(ahead | b) | shift_right(ahead | b)
+
+cdef inline bb_t silver_reach(int color, bb_t b) noexcept nogil:
+    cdef bb_t ahead = shift_up(b) if color == BLACK else shift_down(b)
+    cdef bb_t behind = shift_down(b) if color == BLACK else shift_up(b)
+    return ahead | shift_left(ahead | behind) | shift_right(ahead | behind)
+
+cdef inline bb_t knight_reach(int color, bb_t b) noexcept nogil:
+    cdef bb_t two = shift_up(shift_up(b)) if color == BLACK else shift_down(shift_down(b))
+    return shift_left(two) | shift_right(two)
+
 cdef inline bb_t step_attacks(int pc, int sq) noexcept nogil:
     return usi_tables.step[pc][sq]
 

@@ -206,6 +206,8 @@ cdef int _generate_legal(const Pos* p, int* out, int kind) noexcept nogil:
     if kind == GEN_CAPTURES:
         pawn_to &= enemy | zone
     b = (own & ~pawns) | (pawn_to << 1 if us == BLACK else pawn_to >> 1)
+    if kind == GEN_CAPTURES:
+        b = _capturing_steppers(p, b, target, enemy, zone)
     while b:
         frm = bb_pop(&b)
         pc = p.board[frm]
@@ -225,6 +227,31 @@ cdef int _generate_legal(const Pos* p, int* out, int kind) noexcept nogil:
     if kind != GEN_CAPTURES:
         n = _add_drops(p, out, n, drop_target)
     return n
+
+
+cdef inline bb_t _capturing_steppers(const Pos* p, bb_t b, bb_t target, bb_t enemy,
+                                     bb_t zone) noexcept nogil:
+    """Leave out of b our knights, silvers and gold movers that have no capture or
+    promotion: a piece of ours attacks a square exactly when a piece of the same kind
+    of theirs standing there would attack ours, so the opponent's patterns spread from
+    the targets, all at once, mark the pieces worth a look (most have none).  A
+    knight's or silver's promotion needs a target in the zone, except a silver's
+    from inside it; a gold's, an enemy piece."""
+    cdef int them = p.side ^ 1
+    cdef bb_t own = p.by_color[p.side]
+    cdef bb_t golds = own & gold_movers(p)
+    cdef bb_t silvers = own & p.by_type[SILVER]
+    cdef bb_t knights = own & p.by_type[KNIGHT]
+    cdef bb_t gains = target & (enemy | zone)
+    cdef bb_t keep = b & ~(golds | silvers | knights)
+    if golds:
+        keep |= b & golds & gold_reach(them, target & enemy)
+    if silvers:
+        keep |= b & silvers & ((silver_reach(them, gains) & ~zone)
+                               | (silver_reach(them, target) & zone))
+    if knights:
+        keep |= b & knights & knight_reach(them, gains)
+    return keep
 
 
 cdef inline int _add_checking_board_moves(const Pos* p, int* out, int n, int frm, int pc,
