@@ -224,6 +224,10 @@ cdef inline bb_t silver_reach(int color, bb_t b) noexcept nogil:
     cdef bb_t behind = shift_down(b) if color == BLACK else shift_up(b)
     return ahead | shift_left(ahead | behind) | shift_right(ahead | behind)
 
+cdef inline bb_t king_reach(bb_t b) noexcept nogil:
+    cdef bb_t vertical = shift_up(b) | shift_down(b)
+    return vertical | shift_left(b | vertical) | shift_right(b | vertical)
+
 cdef inline bb_t knight_reach(int color, bb_t b) noexcept nogil:
     cdef bb_t two = shift_up(shift_up(b)) if color == BLACK else shift_down(shift_down(b))
     return shift_left(two) | shift_right(two)
