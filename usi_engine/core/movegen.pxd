@@ -7,6 +7,7 @@ cdef enum:
     GEN_QUIETS = 2     # legal moves that neither capture nor promote; all drops
     GEN_EVASIONS = 3   # the legal moves when in check (none when not in check)
     GEN_CHECKS = 4     # legal moves that give check
+    GEN_NO_DOMINATED = 8   # flag: leave out what drop_dominated would (the searches)
 
 cdef int generate(const Pos* p, int* out, int kind) noexcept nogil
 cdef int drop_dominated(const Pos* p, int* moves, int n) noexcept nogil

@@ -27,10 +27,11 @@ cdef inline bint _want(int kind, bint promote, bint capture) noexcept nogil:
 
 
 cdef inline int _add_board_moves(const Pos* p, int* out, int n, int frm, int pc,
-                                 bb_t targets, int kind) noexcept nogil:
+                                 bb_t targets, int kind, bint dominated_out) noexcept nogil:
     """Append the moves of the piece pc on frm to each target square, expanding
     promotion choices: optional inside/into/out of the zone, forced where the
-    unpromoted piece could never move again."""
+    unpromoted piece could never move again.  dominated_out: without the
+    non-promotions that drop_dominated leaves out (the same list as its filter's)."""
     cdef int us = piece_color(pc)
     cdef int pt = piece_type(pc)
     cdef bb_t zone = usi_tables.zone[us]
@@ -39,6 +40,13 @@ cdef inline int _add_board_moves(const Pos* p, int* out, int n, int frm, int pc,
     cdef bint from_zone = bb_test(zone, frm)
     cdef int to
     cdef bint capture
+    if dominated_out:
+        # a pawn, bishop or rook never stays unpromoted when it may promote, nor a
+        # lance on its second rank
+        if pt == PAWN or pt == BISHOP or pt == ROOK:
+            dead = usi_tables.all
+        elif pt == LANCE:
+            dead = usi_tables.dead[us][KNIGHT]
     # drop the squares whose moves the subset leaves out before the loop (the moves
     # written are the same): captures and promotions only onto enemy pieces, or into
     # the zone; quiet moves only onto empty squares
@@ -161,7 +169,8 @@ cdef inline int _add_drops(const Pos* p, int* out, int n, bb_t target) noexcept 
     return n
 
 
-cdef int _generate_legal(const Pos* p, int* out, int kind) noexcept nogil:
+cdef int _generate_legal(const Pos* p, int* out, int kind,
+                         bint dominated_out) noexcept nogil:
     cdef int us = p.side
     cdef int them = us ^ 1
     cdef int ksq = p.king_sq[us]
@@ -222,7 +231,7 @@ cdef int _generate_legal(const Pos* p, int* out, int kind) noexcept nogil:
         if t and bb_test(pinned, frm):
             t &= usi_tables.line[ksq][frm]
         if t:
-            n = _add_board_moves(p, out, n, frm, pc, t, kind)
+            n = _add_board_moves(p, out, n, frm, pc, t, kind, dominated_out)
 
     if kind != GEN_CAPTURES:
         n = _add_drops(p, out, n, drop_target)
@@ -531,26 +540,29 @@ cdef int drop_dominated(const Pos* p, int* moves, int n) noexcept nogil:
 cdef int generate(const Pos* p, int* out, int kind) noexcept nogil:
     """Write the requested legal moves to out (room for MAX_MOVES) and return how many."""
     cdef int n, i, k
+    cdef bint dominated_out = (kind & GEN_NO_DOMINATED) != 0
+    kind &= ~GEN_NO_DOMINATED
     if kind == GEN_EVASIONS:
         if not state(p).checkers:
             return 0
-        return _generate_legal(p, out, GEN_LEGAL)
+        return _generate_legal(p, out, GEN_LEGAL, dominated_out)
     if kind == GEN_CHECKS:
         if not state(p).checkers:
-            return _generate_checks(p, out)
-        n = _generate_legal(p, out, GEN_LEGAL)
+            n = _generate_checks(p, out)
+            return drop_dominated(p, out, n) if dominated_out else n
+        n = _generate_legal(p, out, GEN_LEGAL, dominated_out)
         k = 0
         for i in range(n):
             if gives_check(p, out[i]):
                 out[k] = out[i]
                 k += 1
         return k
-    return _generate_legal(p, out, kind)
+    return _generate_legal(p, out, kind, dominated_out)
 
 
 cdef bint has_legal_move(const Pos* p) noexcept nogil:
     cdef int moves[MAX_MOVES]
-    return _generate_legal(p, moves, GEN_LEGAL) > 0
+    return _generate_legal(p, moves, GEN_LEGAL, False) > 0
 
 
 cdef bint has_evasion(const Pos* p) noexcept nogil:

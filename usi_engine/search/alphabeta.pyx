@@ -42,8 +42,8 @@ from usi_engine.core.position cimport (Pos, Position, in_check, pieces, state, p
                                        pos_tried, EKR_NONE, EKR_27, EKR_TRY, DECLARE_WIN,
                                        REPETITION_NONE, REPETITION_DRAW, REPETITION_WIN,
                                        REPETITION_LOSE)
-from usi_engine.core.movegen cimport (GEN_LEGAL, GEN_CAPTURES, generate, gives_check,
-                                      drop_dominated, mate_in_one)
+from usi_engine.core.movegen cimport (GEN_LEGAL, GEN_CAPTURES, GEN_NO_DOMINATED, generate,
+                                      gives_check, mate_in_one)
 from usi_engine.eval.handwritten cimport piece_value, hand_refresh, hand_update, hand_value
 from usi_engine.eval.kp cimport KPAcc, kp_refresh, kp_update, kp_copy, kp_value
 from usi_engine.core.see cimport see_ge
@@ -297,10 +297,9 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
                 or ((te.gen_bound & 3) == BOUND_UPPER and v <= alpha)):
             return v
     if checked:
-        n = generate(p, moves, GEN_LEGAL)
+        n = generate(p, moves, GEN_LEGAL | GEN_NO_DOMINATED)
         if n == 0:
             return mated_in(ply)
-        n = drop_dominated(p, moves, n)
         if qply >= QSEARCH_MAX_PLIES:
             return static_value(c, ply)
         best = -VALUE_INFINITE
@@ -325,8 +324,7 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
         if stand_pat > alpha:
             alpha = stand_pat
         best = stand_pat
-        n = generate(p, moves, GEN_CAPTURES)
-        n = drop_dominated(p, moves, n)
+        n = generate(p, moves, GEN_CAPTURES | GEN_NO_DOMINATED)
     # quiescence tests SEE only on the moves it gets to (most are cut off first)
     score_moves(c, moves, scores, n, tt_move, ply, False)
     last = state(p).move
@@ -691,8 +689,7 @@ cdef int _probcut(Context* c, int depth, int beta, int static_eval, int raw_eval
     cdef int n, i, m, v
     if found and te.depth - 1 >= depth - 3 and value_from_tt(te.value, ply) < pc_beta:
         return VALUE_NONE
-    n = generate(p, moves, GEN_CAPTURES)
-    n = drop_dominated(p, moves, n)
+    n = generate(p, moves, GEN_CAPTURES | GEN_NO_DOMINATED)
     score_moves(c, moves, scores, n, te.move if found else 0, ply, False)
     for i in range(n):
         m = pick_best(moves, scores, i, n)

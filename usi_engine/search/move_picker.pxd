@@ -12,7 +12,8 @@ from usi_engine.core.types cimport *
 from usi_engine.core.position cimport Pos, pieces, gold_movers
 from usi_engine.core.bitboard cimport *
 from usi_engine.core.movegen cimport (GEN_LEGAL, GEN_CAPTURES, GEN_QUIETS, GEN_CHECKS,
-                                      generate, drop_dominated, is_legal)
+                                      GEN_NO_DOMINATED, generate, drop_dominated,
+                                      is_legal)
 from usi_engine.core.see cimport see_ge, see_value
 from usi_engine.search.history cimport (History, NO_PIECE_TO, piece_to, quiet_score,
                                         capture_history, low_ply_score)
@@ -301,8 +302,8 @@ cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
             if mp.tt_move:
                 return mp.tt_move
         elif mp.stage == STAGE_CAPTURES_INIT:
-            mp.n = mp.n_captures = generate(&c.pos, mp.moves, GEN_CAPTURES)
-            mp.n = mp.n_captures = drop_dominated(&c.pos, mp.moves, mp.n)
+            mp.n = mp.n_captures = generate(&c.pos, mp.moves,
+                                            GEN_CAPTURES | GEN_NO_DOMINATED)
             for k in range(mp.n):
                 # (scored as if each won its exchange: SEE is looked at only when a
                 # capture's turn comes, and most nodes are cut off before that)
@@ -340,11 +341,12 @@ cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
             mp.stage = STAGE_QUIETS_INIT
         elif mp.stage == STAGE_QUIETS_INIT:
             if mp.skip_quiets:
-                mp.n = mp.n_captures + quiet_checks(&c.pos, mp.moves + mp.n_captures)
+                mp.n = mp.n_captures + drop_dominated(
+                    &c.pos, mp.moves + mp.n_captures,
+                    quiet_checks(&c.pos, mp.moves + mp.n_captures))
             else:
-                mp.n = mp.n_captures + generate(&c.pos, mp.moves + mp.n_captures, GEN_QUIETS)
-            mp.n = mp.n_captures + drop_dominated(&c.pos, mp.moves + mp.n_captures,
-                                                  mp.n - mp.n_captures)
+                mp.n = mp.n_captures + generate(&c.pos, mp.moves + mp.n_captures,
+                                                GEN_QUIETS | GEN_NO_DOMINATED)
             prev1 = previous_key(c, mp.ply, 1)
             prev2 = previous_key(c, mp.ply, 2)
             for k in range(mp.n_captures, mp.n):
@@ -376,8 +378,7 @@ cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
             mp.stage = STAGE_DONE
         elif mp.stage == STAGE_ALL_INIT:
             if mp.ply > 0:
-                mp.n = generate(&c.pos, mp.moves, GEN_LEGAL)
-                mp.n = drop_dominated(&c.pos, mp.moves, mp.n)
+                mp.n = generate(&c.pos, mp.moves, GEN_LEGAL | GEN_NO_DOMINATED)
             score_moves(c, mp.moves, mp.scores, mp.n, mp.tt_move, mp.ply, True)
             mp.cur = 0
             mp.stage = STAGE_ALL
