@@ -44,8 +44,7 @@ static inline int bb_pop(bb_t *b) {
  * init_tables(); sharing one copy across .so files would need a runtime pointer
  * hand-off for no measurable gain (the tables are ~230 KB). */
 typedef struct {
-    bb_t ray[8][82];       /* squares from sq to the edge in each direction, sq excluded;
-                              [d][81], past the board, is empty (see ray_up_index) */
+    bb_t ray[8][81];       /* squares from sq to the edge in each direction, sq excluded */
     bb_t step[32][81];     /* non-sliding attacks by piece code (colour << 4 | type) */
     bb_t between[81][81];  /* squares strictly between two aligned squares, else 0 */
     bb_t line[81][81];     /* the whole line through two aligned squares, else 0 */

@@ -8,7 +8,7 @@ cdef extern from "bitboard.h" nogil:
     # never convert to a Python object.
     ctypedef unsigned long long bb_t
     ctypedef struct usi_tables_t:
-        bb_t ray[8][82]
+        bb_t ray[8][81]
         bb_t step[32][81]
         bb_t between[81][81]
         bb_t line[81][81]
