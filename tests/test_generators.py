@@ -302,6 +302,53 @@ def test_mate_in_one_finds_a_mate_exactly_when_one_exists():
     assert counts["tried"] > 5_000 and counts["found"] > 100
 
 
+# The checks from next to the king or a knight's jump away: (file, rank) steps from
+# the checking piece's square to the king's, for black (white's ranks mirrored), by the
+# type after the move.  A slider that close checks as a step would.
+_GOLD = {(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (0, 1)}
+_EIGHT = {(df, dr) for df in (-1, 0, 1) for dr in (-1, 0, 1)} - {(0, 0)}
+_NEAR_CHECK_STEPS = {
+    1: {(0, -1)}, 2: {(0, -1)}, 3: {(1, -2), (-1, -2)},
+    4: {(-1, -1), (0, -1), (1, -1), (-1, 1), (1, 1)}, 5: {(1, 1), (1, -1), (-1, 1), (-1, -1)},
+    6: {(0, 1), (0, -1), (1, 0), (-1, 0)}, 7: _GOLD, 9: _GOLD, 10: _GOLD, 11: _GOLD, 12: _GOLD,
+    13: _EIGHT, 14: _EIGHT,
+}
+
+
+def _checks_from_near(pos: Position, m: int) -> bool:
+    """Does m check the king directly from next to it or from a knight's jump?"""
+    to = m & 0x7F
+    frm = (m >> 7) & 0x7F
+    pt = frm - 80 if frm > 80 else pos.piece_at(frm) & 15
+    if m & PROMOTE:
+        pt += 8
+    ek = pos.king_square(pos.turn ^ 1)
+    df, dr = ek // 9 - to // 9, ek % 9 - to % 9
+    return (df, dr if pos.turn == 0 else -dr) in _NEAR_CHECK_STEPS.get(pt, ())
+
+
+@corpus_check("mate_in_one_near() misses a mate from near the king or returns no mate")
+def mate_in_one_near_exact(at: At, r: CheckResult) -> None:
+    if at.ply % 7 or at.pos.is_check() or at.pos.king_square(at.pos.turn ^ 1) < 0:
+        return
+    pos = at.pos
+    r.counts["tried"] += 1
+    mating = [m for m in generated(at, "checks") if _mates(pos, m)]
+    near = [m for m in mating if _checks_from_near(pos, m)]
+    m = pos.mate_in_one_near()
+    if near:
+        r.counts["found"] += 1
+    if len(near) < len(mating):
+        r.counts["only distant or discovered"] += 1
+    if (m not in mating) if near else (m != 0):
+        r.bad.add(f"{at.where}: {at.sfen} mate_in_one_near {m}, near mates {usi(near)}")
+
+
+def test_mate_in_one_near_finds_a_mate_exactly_when_a_near_one_exists():
+    counts = assert_clean("default", mate_in_one_near_exact).counts
+    assert counts["tried"] > 5_000 and counts["found"] > 100
+
+
 def _mates(pos, m):
     pos.push(m)
     mate = pos.is_checkmate()

@@ -1,7 +1,11 @@
 """Position.mate_in_one: exact (a mate whenever one exists, only a mating move) while
 it skips most checks by the flights that a mate must cover.  The wide differential
 test is tests/test_generators.py; these positions pin the cases of that shortcut that
-are easy to get wrong.  Each was found by a build that got it wrong."""
+are easy to get wrong.  Each was found by a build that got it wrong.
+
+Position.mate_in_one_near, the searches' cheaper test, looks only at checks from next
+to the king or a knight's jump away (drops and direct checks); its differential test
+is in tests/test_generators.py too."""
 from __future__ import annotations
 
 import pytest
@@ -56,3 +60,26 @@ def test_mate_in_one_leaves_the_position_unchanged():
     pos = Position("sfen " + sfen)
     pos.mate_in_one()
     assert pos.sfen() == sfen
+
+
+# white's king boxed in by its own lances and pawns: only a rook dropped two or more
+# squares away mates (next to the king it is taken)
+DISTANT_ROOK_DROP_MATE = "3lkl3/3p1p3/9/9/9/9/9/9/K8 b R 1"
+
+
+def test_near_mate_by_a_guarded_drop_is_found():
+    pos = Position("sfen 4k4/9/4P4/9/9/9/9/9/9 b G 1")
+    assert move_to_usi(pos.mate_in_one_near()) == "G*5b"
+
+
+def test_near_mate_by_a_guarded_board_move_is_found():
+    pos = Position("sfen 4k4/9/3GP4/9/9/9/9/9/9 b - 1")
+    assert mating_moves(pos) == ["5c5b+", "6c5b"]     # (each guards the other's square)
+    assert move_to_usi(pos.mate_in_one_near()) in ("5c5b+", "6c5b")
+
+
+def test_near_mate_leaves_a_distant_drop_mate_to_the_search():
+    pos = Position("sfen " + DISTANT_ROOK_DROP_MATE)
+    assert "R*5c" in mating_moves(pos) and "R*5b" not in mating_moves(pos)
+    assert pos.mate_in_one() != 0
+    assert pos.mate_in_one_near() == 0

@@ -17,3 +17,4 @@ cdef bint is_pawn_drop_mate(const Pos* p, int to) noexcept nogil
 cdef bint has_legal_move(const Pos* p) noexcept nogil
 cdef bint has_evasion(const Pos* p) noexcept nogil
 cdef int mate_in_one(const Pos* p) noexcept nogil
+cdef int mate_in_one_near(const Pos* p) noexcept nogil

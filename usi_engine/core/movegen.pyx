@@ -11,7 +11,7 @@ from usi_engine.core.types cimport *
 from usi_engine.core.bitboard cimport *
 from usi_engine.core.position cimport (Pos, state, pieces, attackers_to, is_attacked,
                                   gold_movers, pinned_pieces, slider_blockers, hand_count,
-                                  sliders, snipers_of,
+                                  sliders, snipers_of, HAND_FIELD,
                                   pos_do_move, pos_undo_move)
 
 init_tables()
@@ -648,6 +648,100 @@ cdef int mate_in_one(const Pos* p) noexcept nogil:
     else:
         n = _add_checks(p, moves, direct, direct, 0)
     return _first_mate(p, moves, n, near, flights)
+
+
+cdef int mate_in_one_near(const Pos* p) noexcept nogil:
+    """A mate by a check from next to their king or from a knight's jump (a drop, or a
+    move that checks directly), or 0; the side to move must not be in check.  The
+    searches' test (YaneuraOu's mate_1ply looks no further): the distant checks of a
+    slider and discovered checks, which can mostly be blocked, are left to the search,
+    and the flights are looked at only for the few checks that survive the cheap
+    tests, where mate_in_one works out what every check would have to cover first
+    (a quarter of the search's time went there).  Each move returned is a mate."""
+    cdef int moves[MAX_MOVES]
+    cdef bb_t near_checks[16]
+    cdef int us = p.side
+    cdef int ek = p.king_sq[us ^ 1]
+    cdef bb_t near, reached
+    cdef int n
+    if ek < 0:
+        return 0
+    # the squares next to the king and a knight's jump from it that a piece of ours
+    # attacks, seen through the king: the squares that board moves may check from,
+    # and the squares next to the king where a dropped piece is guarded (elsewhere
+    # the king takes it)
+    near = usi_tables.step[KING][ek]
+    reached = _attacked_near(p, us, (near | usi_tables.step[make_piece(us ^ 1, KNIGHT)][ek])
+                             & ~p.by_color[us], p.occupied & ~bb_square(ek))
+    if not reached and not (p.hand[us] & ~HAND_FIELD[PAWN]):
+        return 0    # no check to try (a pawn drop never mates legally)
+    _near_check_squares(p, ek, near_checks)
+    n = _add_near_check_drops(p, moves, near_checks, reached | ~near)
+    n = _add_near_check_moves(p, moves, n, near_checks, reached)
+    return _first_mate(p, moves, n, 0, 0)
+
+
+cdef inline void _near_check_squares(const Pos* p, int ek, bb_t* near_checks) noexcept nogil:
+    """near_checks[pt]: the squares next to the king on ek (or a knight's jump from it)
+    from which a piece of ours of type pt would check it."""
+    cdef int them = p.side ^ 1
+    cdef int pt
+    cdef bb_t near = usi_tables.step[KING][ek]
+    for pt in range(PAWN, DRAGON + 1):
+        near_checks[pt] = usi_tables.step[make_piece(them, pt)][ek]
+    near_checks[KING] = 0
+    near_checks[LANCE] = near_checks[PAWN]
+    near_checks[BISHOP] = near & bishop_pseudo_attacks(ek)
+    near_checks[ROOK] = near & rook_pseudo_attacks(ek)
+
+
+cdef inline int _add_near_check_drops(const Pos* p, int* out, const bb_t* near_checks,
+                                      bb_t allowed) noexcept nogil:
+    """Write the drops onto the squares of allowed in near_checks[type] (no pawn: a
+    pawn-drop mate is illegal)."""
+    cdef int us = p.side
+    cdef unsigned int h = p.hand[us]
+    cdef bb_t empty = usi_tables.all & ~p.occupied & allowed
+    cdef bb_t t
+    cdef int pt, n = 0
+    if not h:
+        return 0
+    for pt in range(LANCE, KING):
+        if not hand_count(h, pt):
+            continue
+        t = near_checks[pt] & empty & ~usi_tables.dead[us][pt]
+        while t:
+            out[n] = make_drop(pt, bb_pop(&t))
+            n += 1
+    return n
+
+
+cdef inline int _add_near_check_moves(const Pos* p, int* out, int n,
+                                      const bb_t* near_checks, bb_t targets) noexcept nogil:
+    """Append the legal board moves that check from a square of targets in
+    near_checks[type after the move], found as the attackers of those squares."""
+    cdef int us = p.side
+    cdef int ksq = p.king_sq[us]
+    cdef bb_t own = p.by_color[us]
+    cdef bb_t movers = own
+    cdef bb_t pinned = 0
+    cdef bb_t b
+    cdef int to, frm
+    if not targets:
+        return n
+    if ksq >= 0:
+        movers ^= bb_square(ksq)
+        pinned = pinned_pieces(p, us)
+    while targets:
+        to = bb_pop(&targets)
+        b = attackers_to(p, us, to, p.occupied) & movers
+        while b:
+            frm = bb_pop(&b)
+            if bb_test(pinned, frm) and not aligned(ksq, frm, to):
+                continue
+            n = _add_checking_board_moves(p, out, n, frm, p.board[frm], bb_square(to),
+                                          near_checks, False)
+    return n
 
 
 cdef inline bint _any_wanted(const bb_t* wanted) noexcept nogil:

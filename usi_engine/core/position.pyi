@@ -43,6 +43,8 @@ class Position:
     def is_stalemate(self) -> bool: ...
     def mate_in_one(self) -> int:
         """A move that checkmates at once (never a pawn-drop mate), or 0."""
+    def mate_in_one_near(self) -> int:
+        """A mate by a check from next to the king or a knight's jump, or 0."""
     def has_evasion(self) -> bool:
         """In check: is there any legal reply?"""
     def repetition(self, max_distance: int = ...) -> str: ...

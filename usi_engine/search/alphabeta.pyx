@@ -43,7 +43,7 @@ from usi_engine.core.position cimport (Pos, Position, in_check, pieces, state, p
                                        REPETITION_NONE, REPETITION_DRAW, REPETITION_WIN,
                                        REPETITION_LOSE)
 from usi_engine.core.movegen cimport (GEN_LEGAL, GEN_CAPTURES, GEN_NO_DOMINATED, generate,
-                                      gives_check, mate_in_one)
+                                      gives_check, mate_in_one_near)
 from usi_engine.eval.handwritten cimport piece_value, hand_refresh, hand_update, hand_value
 from usi_engine.eval.kp cimport KPAcc, kp_refresh, kp_update, kp_copy, kp_value
 from usi_engine.core.see cimport see_ge
@@ -313,7 +313,7 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
             # a mate in one, which standing pat would not see (drops mate often); a
             # table hit has been through this test already.  At every quiescence ply:
             # at the first alone it cost games (docs/experiment-log.md)
-            m = mate_in_one(p)
+            m = mate_in_one_near(p)
             if m:
                 v = mate_in(ply + 1)
                 c.pv[ply][0] = m
@@ -452,7 +452,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     if ply and not checked and depth >= MATE1_MIN_DEPTH and not found:
         # a mate in one ends the search of this node with its exact value (a table hit
         # has been through this test already: 11% less time to depth 10 on the bench)
-        m = mate_in_one(p)
+        m = mate_in_one_near(p)
         if m:
             v = mate_in(ply + 1)
             c.pv[ply][0] = m
