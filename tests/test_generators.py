@@ -290,11 +290,7 @@ def mate_in_one_exact(at: At, r: CheckResult) -> None:
     pos = at.pos
     r.counts["tried"] += 1
     mating = [m for m in generated(at, "checks") if _mates(pos, m)]
-    m = pos.mate_in_one()
-    if mating:
-        r.counts["found"] += 1
-    if (m not in mating) if mating else (m != 0):
-        r.bad.add(f"{at.where}: {at.sfen} mate_in_one {m}, mating {usi(mating)}")
+    _judge_mate_finder(at, r, "mate_in_one", pos.mate_in_one(), mating, mating)
 
 
 def test_mate_in_one_finds_a_mate_exactly_when_one_exists():
@@ -335,18 +331,22 @@ def mate_in_one_near_exact(at: At, r: CheckResult) -> None:
     r.counts["tried"] += 1
     mating = [m for m in generated(at, "checks") if _mates(pos, m)]
     near = [m for m in mating if _checks_from_near(pos, m)]
-    m = pos.mate_in_one_near()
-    if near:
-        r.counts["found"] += 1
-    if len(near) < len(mating):
-        r.counts["only distant or discovered"] += 1
-    if (m not in mating) if near else (m != 0):
-        r.bad.add(f"{at.where}: {at.sfen} mate_in_one_near {m}, near mates {usi(near)}")
+    _judge_mate_finder(at, r, "mate_in_one_near", pos.mate_in_one_near(), mating, near)
 
 
 def test_mate_in_one_near_finds_a_mate_exactly_when_a_near_one_exists():
     counts = assert_clean("default", mate_in_one_near_exact).counts
     assert counts["tried"] > 5_000 and counts["found"] > 100
+
+
+def _judge_mate_finder(at: At, r: CheckResult, name: str, m: int, mating: list,
+                       must_find: list) -> None:
+    """m, what the mate finder returned, must be one of the mating moves when there is
+    a mate it must find (must_find), and 0 otherwise (nor any move that fails to mate)."""
+    if must_find:
+        r.counts["found"] += 1
+    if (m not in mating) if must_find else (m != 0):
+        r.bad.add(f"{at.where}: {at.sfen} {name} {m}, must find one of {usi(must_find)}")
 
 
 def _mates(pos, m):

@@ -9,31 +9,8 @@
 
 typedef unsigned __int128 bb_t;
 
-/* One bit per square, looked up: a shift of a 128-bit value by a variable count
- * takes some six instructions (both halves and a select), a look-up one load. */
-#define BB_BIT(i) (((bb_t)1) << (i))
-static const bb_t BB_SQUARE_TABLE[128] = {
-    BB_BIT(0), BB_BIT(1), BB_BIT(2), BB_BIT(3), BB_BIT(4), BB_BIT(5), BB_BIT(6), BB_BIT(7),
-    BB_BIT(8), BB_BIT(9), BB_BIT(10), BB_BIT(11), BB_BIT(12), BB_BIT(13), BB_BIT(14), BB_BIT(15),
-    BB_BIT(16), BB_BIT(17), BB_BIT(18), BB_BIT(19), BB_BIT(20), BB_BIT(21), BB_BIT(22), BB_BIT(23),
-    BB_BIT(24), BB_BIT(25), BB_BIT(26), BB_BIT(27), BB_BIT(28), BB_BIT(29), BB_BIT(30), BB_BIT(31),
-    BB_BIT(32), BB_BIT(33), BB_BIT(34), BB_BIT(35), BB_BIT(36), BB_BIT(37), BB_BIT(38), BB_BIT(39),
-    BB_BIT(40), BB_BIT(41), BB_BIT(42), BB_BIT(43), BB_BIT(44), BB_BIT(45), BB_BIT(46), BB_BIT(47),
-    BB_BIT(48), BB_BIT(49), BB_BIT(50), BB_BIT(51), BB_BIT(52), BB_BIT(53), BB_BIT(54), BB_BIT(55),
-    BB_BIT(56), BB_BIT(57), BB_BIT(58), BB_BIT(59), BB_BIT(60), BB_BIT(61), BB_BIT(62), BB_BIT(63),
-    BB_BIT(64), BB_BIT(65), BB_BIT(66), BB_BIT(67), BB_BIT(68), BB_BIT(69), BB_BIT(70), BB_BIT(71),
-    BB_BIT(72), BB_BIT(73), BB_BIT(74), BB_BIT(75), BB_BIT(76), BB_BIT(77), BB_BIT(78), BB_BIT(79),
-    BB_BIT(80), BB_BIT(81), BB_BIT(82), BB_BIT(83), BB_BIT(84), BB_BIT(85), BB_BIT(86), BB_BIT(87),
-    BB_BIT(88), BB_BIT(89), BB_BIT(90), BB_BIT(91), BB_BIT(92), BB_BIT(93), BB_BIT(94), BB_BIT(95),
-    BB_BIT(96), BB_BIT(97), BB_BIT(98), BB_BIT(99), BB_BIT(100), BB_BIT(101), BB_BIT(102), BB_BIT(103),
-    BB_BIT(104), BB_BIT(105), BB_BIT(106), BB_BIT(107), BB_BIT(108), BB_BIT(109), BB_BIT(110), BB_BIT(111),
-    BB_BIT(112), BB_BIT(113), BB_BIT(114), BB_BIT(115), BB_BIT(116), BB_BIT(117), BB_BIT(118), BB_BIT(119),
-    BB_BIT(120), BB_BIT(121), BB_BIT(122), BB_BIT(123), BB_BIT(124), BB_BIT(125), BB_BIT(126), BB_BIT(127),
-};
-#undef BB_BIT
-
-static inline bb_t bb_square(int sq) { return BB_SQUARE_TABLE[sq]; }
-static inline int bb_test(bb_t b, int sq) { return (b & BB_SQUARE_TABLE[sq]) != 0; }
+static inline bb_t bb_square(int sq) { return ((bb_t)1) << sq; }
+static inline int bb_test(bb_t b, int sq) { return (int)((b >> sq) & 1u); }
 static inline int bb_any(bb_t b) { return b != 0; }
 static inline int bb_more_than_one(bb_t b) { return (b & (b - 1)) != 0; }
 

@@ -465,10 +465,9 @@ cdef int _add_covering_checks(const Pos* p, int* out, const bb_t* direct,
     king (a third of a check per call was written for ~1,000 instructions)."""
     cdef int us = p.side
     cdef int them = us ^ 1
-    cdef int ksq = p.king_sq[us]
     cdef bb_t own = p.by_color[us]
     cdef bb_t b, pinned, discoverers, free, targets = 0
-    cdef int frm, to, pt, first_board
+    cdef int pt, first_board
     cdef int n = _add_check_drops(p, out, wanted)
     first_board = n
     pinned = pinned_pieces(p, us)
@@ -480,17 +479,31 @@ cdef int _add_covering_checks(const Pos* p, int* out, const bb_t* direct,
                               direct, wanted)
     for pt in range(PAWN, DRAGON + 1):
         targets |= wanted[pt]
-    targets &= ~own
+    n = _add_checks_onto(p, out, n, targets & ~own, own & ~free, pinned, wanted)
+    _sort_board_moves(out, first_board, n)
+    return n
+
+
+cdef inline int _add_checks_onto(const Pos* p, int* out, int n, bb_t targets, bb_t movers,
+                                 bb_t pinned, const bb_t* checks) noexcept nogil:
+    """Append the moves of our pieces in movers (the king never) onto the squares of
+    targets that check from there (checks[type after the move]), found as the
+    attackers of those squares; a pinned piece only along its pin."""
+    cdef int us = p.side
+    cdef int ksq = p.king_sq[us]
+    cdef int to, frm
+    cdef bb_t b
+    if ksq >= 0:
+        movers &= ~bb_square(ksq)
     while targets:
         to = bb_pop(&targets)
-        b = attackers_to(p, us, to, p.occupied) & ~free & ~bb_square(ksq)
+        b = attackers_to(p, us, to, p.occupied) & movers
         while b:
             frm = bb_pop(&b)
             if bb_test(pinned, frm) and not aligned(ksq, frm, to):
                 continue
             n = _add_checking_board_moves(p, out, n, frm, p.board[frm], bb_square(to),
-                                          wanted, False)
-    _sort_board_moves(out, first_board, n)
+                                          checks, False)
     return n
 
 
@@ -721,27 +734,10 @@ cdef inline int _add_near_check_moves(const Pos* p, int* out, int n,
     """Append the legal board moves that check from a square of targets in
     near_checks[type after the move], found as the attackers of those squares."""
     cdef int us = p.side
-    cdef int ksq = p.king_sq[us]
-    cdef bb_t own = p.by_color[us]
-    cdef bb_t movers = own
-    cdef bb_t pinned = 0
-    cdef bb_t b
-    cdef int to, frm
     if not targets:
         return n
-    if ksq >= 0:
-        movers ^= bb_square(ksq)
-        pinned = pinned_pieces(p, us)
-    while targets:
-        to = bb_pop(&targets)
-        b = attackers_to(p, us, to, p.occupied) & movers
-        while b:
-            frm = bb_pop(&b)
-            if bb_test(pinned, frm) and not aligned(ksq, frm, to):
-                continue
-            n = _add_checking_board_moves(p, out, n, frm, p.board[frm], bb_square(to),
-                                          near_checks, False)
-    return n
+    return _add_checks_onto(p, out, n, targets, p.by_color[us], pinned_pieces(p, us),
+                            near_checks)
 
 
 cdef inline bint _any_wanted(const bb_t* wanted) noexcept nogil:
