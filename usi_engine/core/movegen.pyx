@@ -673,10 +673,11 @@ cdef int mate_in_one_near(const Pos* p) noexcept nogil:
     (a quarter of the search's time went there).  Each move returned is a mate."""
     cdef int moves[MAX_MOVES]
     cdef bb_t near_checks[16]
+    cdef bb_t drops[16]
     cdef int us = p.side
     cdef int ek = p.king_sq[us ^ 1]
     cdef bb_t near, reached
-    cdef int n
+    cdef int n, pt
     if ek < 0:
         return 0
     # the squares next to the king and a knight's jump from it that a piece of ours
@@ -689,7 +690,10 @@ cdef int mate_in_one_near(const Pos* p) noexcept nogil:
     if not reached and not (p.hand[us] & ~HAND_FIELD[PAWN]):
         return 0    # no check to try (a pawn drop never mates legally)
     _near_check_squares(p, ek, near_checks)
-    n = _add_near_check_drops(p, moves, near_checks, reached | ~near)
+    for pt in range(PAWN, KING):
+        drops[pt] = near_checks[pt] & (reached | ~near)
+    drops[PAWN] = 0     # (a pawn-drop mate is illegal)
+    n = _add_check_drops(p, moves, drops)
     n = _add_near_check_moves(p, moves, n, near_checks, reached)
     return _first_mate(p, moves, n, 0, 0)
 
@@ -706,27 +710,6 @@ cdef inline void _near_check_squares(const Pos* p, int ek, bb_t* near_checks) no
     near_checks[LANCE] = near_checks[PAWN]
     near_checks[BISHOP] = near & bishop_pseudo_attacks(ek)
     near_checks[ROOK] = near & rook_pseudo_attacks(ek)
-
-
-cdef inline int _add_near_check_drops(const Pos* p, int* out, const bb_t* near_checks,
-                                      bb_t allowed) noexcept nogil:
-    """Write the drops onto the squares of allowed in near_checks[type] (no pawn: a
-    pawn-drop mate is illegal)."""
-    cdef int us = p.side
-    cdef unsigned int h = p.hand[us]
-    cdef bb_t empty = usi_tables.all & ~p.occupied & allowed
-    cdef bb_t t
-    cdef int pt, n = 0
-    if not h:
-        return 0
-    for pt in range(LANCE, KING):
-        if not hand_count(h, pt):
-            continue
-        t = near_checks[pt] & empty & ~usi_tables.dead[us][pt]
-        while t:
-            out[n] = make_drop(pt, bb_pop(&t))
-            n += 1
-    return n
 
 
 cdef inline int _add_near_check_moves(const Pos* p, int* out, int n,
