@@ -21,8 +21,8 @@ from conftest import ROOT
 #: (arguments after `bench`, nodes): the default bench (learned evaluation, depth 5)
 #: and the hand-set evaluation at depth 10 (about a second).
 SIGNATURES = [
-    ((), 30_524),
-    (("--eval", "hand", "--depth", "10"), 497_230),
+    ((), 29_517),
+    (("--eval", "hand", "--depth", "10"), 392_624),
 ]
 
 

@@ -479,18 +479,17 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         check_given = gives_check(p, m)
         if mp.skip_quiets and quiet and not check_given:
             continue
-        # (the child's table bucket loads while the move is weighed)
-        tt_prefetch(c.tt, pos_key_after(p, m))
         if ply and not checked and best > -VALUE_MATE_IN_MAX_PLY:
             pruned = _prune_move(c, m, quiet, check_given, depth, searched, alpha,
-                                 static_eval, improving)
+                                 static_eval, improving, best_move, mp.pawn_index, ply)
             if pruned:
-                # move-count and futility pruning of quiet moves only grow stricter as
-                # the node goes on (more moves searched, alpha higher): once one quiet
-                # move that gives no check is pruned so, all the rest are
+                # move-count pruning only grows stricter as the node goes on: once one
+                # quiet move that gives no check is pruned so, all the rest are
                 if pruned == PRUNE_REST:
                     mp.skip_quiets = True
                 continue
+        # (the child's table bucket loads while the reduction is worked out)
+        tt_prefetch(c.tt, pos_key_after(p, m))
         new_depth = depth - 1
         reduction = 0
         if depth >= c.param[LMR_MIN_DEPTH] and searched >= 1 + 2 * pv_node and not checked:
@@ -558,7 +557,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
             capture_victims[n_captures] = captured_type(p, m)
             n_captures += 1
         if (not mp.skip_quiets and ply and not checked and best > -VALUE_MATE_IN_MAX_PLY
-                and _quiets_futile(c, depth, searched, alpha, static_eval, improving)):
+                and _move_count_prunes(c, depth, searched, improving)):
             # every quiet move that gives no check would be pruned from here on: the
             # picker then generates only the quiet checks
             mp.skip_quiets = True
@@ -722,42 +721,63 @@ cdef inline int _table_reduced_depth(const Context* c, int depth, int searched) 
 
 
 cdef inline int _prune_move(Context* c, int m, bint quiet, bint check_given, int depth,
-                            int searched, int alpha, int static_eval,
-                            bint improving) noexcept nogil:
+                            int searched, int alpha, int static_eval, bint improving,
+                            int best_move, int pawn_index, int ply) noexcept nogil:
     """Whether a move is not worth searching near the leaves of a node (not in check,
     once a move has kept us from being mated): PRUNE_REST for late quiet moves that
     give no check, after (3 + depth^2) / 2 moves to depth McpDepth, twice as many while
-    the static score improves (drops make the quiet tail of the list very long), and
-    for those that cannot lift the static score to alpha on the depth left after their
-    table reduction (to a reduced depth of FutilityLmrDepth); PRUNE_THIS for a quiet
-    move that loses more than QuietSeePrune x (reduced depth)^2 by SEE, and for the
-    captures and checks of _prune_capture."""
-    cdef int lmr_depth
+    the static score improves (drops make the quiet tail of the list very long);
+    PRUNE_THIS for a quiet move (no check) whose histories say it fails, or that cannot
+    lift the static score to alpha or loses by SEE on its reduced depth (_prune_quiet),
+    and for the captures and checks of _prune_capture."""
     if not quiet or check_given:
         return _prune_capture(c, m, quiet, check_given, depth, searched, alpha, static_eval)
-    if _quiets_futile(c, depth, searched, alpha, static_eval, improving):
+    if _move_count_prunes(c, depth, searched, improving):
         return PRUNE_REST
-    lmr_depth = _table_reduced_depth(c, depth, searched)
+    return _prune_quiet(c, m, depth, searched, alpha, static_eval, best_move, pawn_index, ply)
+
+
+cdef inline bint _move_count_prunes(Context* c, int depth, int searched,
+                                    bint improving) noexcept nogil:
+    """Whether move-count pruning prunes the next quiet move that gives no check (and
+    so every later one), searched moves having been searched."""
+    return depth <= c.param[MCP_DEPTH] and searched >= (3 + depth * depth) // (2 - improving)
+
+
+cdef inline int _prune_quiet(Context* c, int m, int depth, int searched, int alpha,
+                             int static_eval, int best_move, int pawn_index,
+                             int ply) noexcept nogil:
+    """PRUNE_THIS for a quiet move that gives no check when (as in YaneuraOu, each move
+    judged on its own) its continuation and pawn histories sum below -4097 a ply; or,
+    on its reduced depth (the table's, a ply more or less for each 3220 of its histories
+    with the butterfly's at 71/32), the static score with a margin (FutilityBase, 151
+    more while no move has raised alpha, 86 more when the static score is above alpha,
+    FutilityPerDepth a ply, to reduced depth FutilityLmrDepth) stays at or below alpha,
+    or it loses more than QuietSeePrune x (reduced depth)^2 by SEE.  (Pruning all the
+    quiet moves at once after the first that failed futility, as before, scored 0.413
+    against YaneuraOu where this scored 0.520: docs/search.md, thirtieth session.)"""
+    cdef Pos* p = &c.pos
+    cdef int key = move_key(p, m)
+    cdef int history = 0, lmr_depth
+    if ply >= 1 and c.move_keys[ply - 1] != NO_PIECE_TO:
+        history += c.hist.cont[p.side][c.move_keys[ply - 1]][key]
+    if ply >= 2 and c.move_keys[ply - 2] != NO_PIECE_TO:
+        history += c.hist.cont[p.side][c.move_keys[ply - 2]][key]
+    if pawn_index >= 0:
+        history += c.hist.pawn_hist[p.side][pawn_index][key]
+    if history < -4097 * depth:
+        return PRUNE_THIS
+    history += 71 * c.hist.butterfly[p.side][move_from(m)][move_to(m)] // 32
+    lmr_depth = _table_reduced_depth(c, depth, searched) + history // 3220
+    if (lmr_depth <= c.param[FUTILITY_LMR_DEPTH]
+            and static_eval + c.param[FUTILITY_BASE] + 151 * (best_move == 0)
+            + 86 * (static_eval > alpha) + c.param[FUTILITY_PER_DEPTH] * lmr_depth <= alpha):
+        return PRUNE_THIS
     if lmr_depth < 0:
         lmr_depth = 0
-    if not see_ge(&c.pos, m, -c.param[QUIET_SEE_PRUNE] * lmr_depth * lmr_depth):
+    if not see_ge(p, m, -c.param[QUIET_SEE_PRUNE] * lmr_depth * lmr_depth):
         return PRUNE_THIS
     return 0
-
-
-cdef inline bint _quiets_futile(Context* c, int depth, int searched, int alpha,
-                                int static_eval, bint improving) noexcept nogil:
-    """Whether _prune_move would return PRUNE_REST for the next quiet move that gives
-    no check (move-count or futility pruning), searched moves having been searched."""
-    cdef int lmr_depth
-    if depth <= c.param[MCP_DEPTH] and searched >= (3 + depth * depth) // (2 - improving):
-        return True
-    lmr_depth = _table_reduced_depth(c, depth, searched)
-    if lmr_depth < 0:
-        lmr_depth = 0
-    return (lmr_depth <= c.param[FUTILITY_LMR_DEPTH]
-            and static_eval + c.param[FUTILITY_BASE] + c.param[FUTILITY_PER_DEPTH] * lmr_depth
-            <= alpha)
 
 
 cdef int _prune_capture(Context* c, int m, bint quiet, bint check_given, int depth,

@@ -14,9 +14,9 @@
 TUNABLES = (
     ("RfpMargin", 150, 50, 400),
     ("RfpDepth", 5, 1, 20),
-    ("FutilityBase", 120, 0, 400),
+    ("FutilityBase", 42, 0, 400),
     ("FutilityPerDepth", 120, 30, 400),
-    ("FutilityLmrDepth", 6, 0, 64),
+    ("FutilityLmrDepth", 12, 0, 64),
     ("McpDepth", 7, 0, 64),
     ("QuietSeePrune", 25, 0, 400),
     ("LmrBase", 40, -100, 200),
