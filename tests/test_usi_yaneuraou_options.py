@@ -186,9 +186,10 @@ def test_consideration_mode_extends_the_pv_from_the_table():
             for move in line.split(" pv ")[1].split():
                 pos.push_usi(move)
     # without the mode, depth 1 shows its one move (a later iteration's PV may run on
-    # through quiescence captures); with it, the table carries depth 1's line on
+    # through quiescence captures); with it, the table carries depth 1's line on (how
+    # far depends on what the first search stored along it)
     assert first["false"][:2] == [1, 2], first
-    assert first["true"][0] >= 3 and sum(first["true"]) > sum(first["false"]), first
+    assert first["true"][0] >= 2 and sum(first["true"]) > sum(first["false"]), first
 
 
 def test_output_fail_lh_pv_reports_bounds_through_the_searcher(searcher):
