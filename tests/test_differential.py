@@ -109,6 +109,20 @@ def test_gives_check_matches_cshogi_for_every_legal_move(name):
     assert_clean(name, gives_check_matches_cshogi)
 
 
+@corpus_check("gives_check by the node's check squares differs from cshogi's is_check()")
+def check_info_gives_check_matches_cshogi(at: At, r: CheckResult) -> None:
+    for usi, m in at.ours.items():
+        ours = at.pos._gives_check_by_check_info(m)
+        if usi in at.theirs and ours != (usi in at.checking):
+            r.bad.add(f"{at.where}: {at.sfen} move {usi}: ours {ours}, "
+                      f"cshogi {usi in at.checking}")
+
+
+@pytest.mark.parametrize("name", CORPORA)
+def test_gives_check_by_check_squares_matches_cshogi_for_every_legal_move(name):
+    assert_clean(name, check_info_gives_check_matches_cshogi)
+
+
 # ---- SFEN -----------------------------------------------------------------------------------
 @corpus_check("Position(pos.sfen()).sfen() != pos.sfen()")
 def sfen_round_trips(at: At, r: CheckResult) -> None:

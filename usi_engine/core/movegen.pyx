@@ -357,6 +357,16 @@ cdef inline int _sliders_in_play(const Pos* p) noexcept nogil:
     return bits
 
 
+cdef void check_info_init(const Pos* p, CheckInfo* ci) noexcept nogil:
+    """Fill ci for gives_check_by at this position (the side to move not in check or in
+    check alike)."""
+    ci.ek = p.king_sq[p.side ^ 1]
+    if ci.ek < 0:
+        return
+    _check_squares(p, ci.ek, ci.direct, _sliders_in_play(p))
+    ci.discoverers = slider_blockers(p, p.side ^ 1, p.side) & p.by_color[p.side]
+
+
 cdef int _generate_checks(const Pos* p, int* out) noexcept nogil:
     """Legal checking moves when the side to move is not in check (the tsume solver's
     OR nodes): drops onto the squares that see the king, piece moves onto them, and

@@ -25,7 +25,8 @@ from usi_engine.core.control cimport Control, ctl_count, ctl_start, ctl_raise_pe
 from usi_engine.core.types cimport *
 from usi_engine.core.bitboard cimport *
 from usi_engine.core.movegen cimport (GEN_CAPTURES, GEN_CHECKS, GEN_EVASIONS, GEN_LEGAL,
-                                 GEN_QUIETS, generate, gives_check, has_legal_move,
+                                 GEN_QUIETS, CheckInfo, check_info_init, generate,
+                                 gives_check, gives_check_by, has_legal_move,
                                  has_evasion, is_legal, mate_in_one,
                                  mate_in_one_near)
 
@@ -757,6 +758,16 @@ A shogi position with its move history.
         if not self.is_legal(move):
             raise ValueError(f"illegal move {move}")
         return gives_check(&self.pos, move)
+
+    def _gives_check_by_check_info(self, move) -> bool:
+        """gives_check the way the search asks it at nodes with many moves (the
+        node's check squares and discoverers worked out first): for the tests that
+        hold the two ways to the same answers.  ValueError if the move is not legal."""
+        cdef CheckInfo ci
+        if not self.is_legal(move):
+            raise ValueError(f"illegal move {move}")
+        check_info_init(&self.pos, &ci)
+        return gives_check_by(&self.pos, &ci, move)
 
     def key_after(self, move) -> int:
         """The key the position will have after the legal move, without playing it

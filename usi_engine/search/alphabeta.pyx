@@ -43,7 +43,7 @@ from usi_engine.core.position cimport (Pos, Position, in_check, pieces, state, p
                                        REPETITION_NONE, REPETITION_DRAW, REPETITION_WIN,
                                        REPETITION_LOSE)
 from usi_engine.core.movegen cimport (GEN_LEGAL, GEN_CAPTURES, GEN_NO_DOMINATED, generate,
-                                      gives_check, mate_in_one_near)
+                                      gives_check, gives_check_by, mate_in_one_near)
 from usi_engine.eval.handwritten cimport piece_value, hand_refresh, hand_update, hand_value
 from usi_engine.eval.kp cimport KPAcc, kp_refresh, kp_update, kp_copy, kp_value
 from usi_engine.core.see cimport see_ge
@@ -476,7 +476,8 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
             break
         handed_out += 1
         quiet = is_quiet(p, m)
-        check_given = gives_check(p, m)
+        check_given = (gives_check_by(p, &mp.check_info, m) if mp.has_check_info
+                       else gives_check(p, m))
         if mp.skip_quiets and quiet and not check_given:
             continue
         if ply and not checked and best > -VALUE_MATE_IN_MAX_PLY:

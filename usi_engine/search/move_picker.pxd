@@ -12,8 +12,8 @@ from usi_engine.core.types cimport *
 from usi_engine.core.position cimport Pos, pieces, gold_movers
 from usi_engine.core.bitboard cimport *
 from usi_engine.core.movegen cimport (GEN_LEGAL, GEN_CAPTURES, GEN_QUIETS, GEN_CHECKS,
-                                      GEN_NO_DOMINATED, generate, drop_dominated,
-                                      is_legal)
+                                      GEN_NO_DOMINATED, CheckInfo, check_info_init,
+                                      generate, drop_dominated, is_legal)
 from usi_engine.core.see cimport see_ge, see_value
 from usi_engine.search.history cimport (History, NO_PIECE_TO, piece_to, quiet_score,
                                         capture_history, low_ply_score)
@@ -56,6 +56,8 @@ cdef struct MovePicker:
     bint skip_quiets            # quiet moves that do not give check are pruned from here
                                 # on (the search says so once it prunes one): the quiet
                                 # stage then generates only the quiet checks
+    bint has_check_info         # check_info is filled (from the quiet stage on: the
+    CheckInfo check_info        # search asks gives_check of each quiet move)
 
 
 cdef inline int captured_type(const Pos* p, int m) noexcept nogil:
@@ -191,6 +193,7 @@ cdef inline void picker_init(MovePicker* mp, const Context* c, int tt_move, int 
     mp.threat_bonus = threat_bonus
     mp.skip_quiets = False
     mp.pawn_index = -1
+    mp.has_check_info = False
 
 
 cdef inline void threat_maps(const Pos* p, bb_t* by_pawn, bb_t* by_minor) noexcept nogil:
@@ -292,10 +295,34 @@ cdef inline int _next_special(MovePicker* mp, Context* c) noexcept nogil:
     return 0
 
 
+cdef inline void _score_quiets(MovePicker* mp, const Context* c, int begin,
+                               int end) noexcept nogil:
+    """Order keys of the quiet moves moves[begin:end]: butterfly (twice) and
+    continuation histories, the low-ply history near the root, the pawn history (twice)
+    and the threat term."""
+    cdef const Pos* p = &c.pos
+    cdef int side = p.side
+    cdef int prev1 = previous_key(c, mp.ply, 1)
+    cdef int prev2 = previous_key(c, mp.ply, 2)
+    cdef int k, m, key, score
+    cdef bb_t by_pawn = 0, by_minor = 0
+    if mp.threat_bonus:
+        threat_maps(p, &by_pawn, &by_minor)
+    for k in range(begin, end):
+        m = mp.moves[k]
+        key = move_key(p, m)
+        score = quiet_score(&c.hist, side, m, key, prev1, prev2) + low_ply_score(
+            &c.hist, mp.ply, m)
+        if mp.pawn_index >= 0:
+            score += 2 * c.hist.pawn_hist[side][mp.pawn_index][key]
+        if mp.threat_bonus:
+            score += threat_term(p, m, by_pawn, by_minor, mp.threat_bonus)
+        mp.scores[k] = score
+
+
 cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
     """The next move to search at this node, or 0 when there is none left."""
-    cdef int m, k, victim, prev1, prev2
-    cdef bb_t by_pawn, by_minor
+    cdef int m, k, victim
     while True:
         if mp.stage == STAGE_TT:
             mp.stage = STAGE_ALL_INIT if mp.all_at_once else STAGE_CAPTURES_INIT
@@ -340,6 +367,8 @@ cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
                 return m
             mp.stage = STAGE_QUIETS_INIT
         elif mp.stage == STAGE_QUIETS_INIT:
+            check_info_init(&c.pos, &mp.check_info)
+            mp.has_check_info = True
             if mp.skip_quiets:
                 mp.n = mp.n_captures + drop_dominated(
                     &c.pos, mp.moves + mp.n_captures,
@@ -347,21 +376,7 @@ cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
             else:
                 mp.n = mp.n_captures + generate(&c.pos, mp.moves + mp.n_captures,
                                                 GEN_QUIETS | GEN_NO_DOMINATED)
-            prev1 = previous_key(c, mp.ply, 1)
-            prev2 = previous_key(c, mp.ply, 2)
-            for k in range(mp.n_captures, mp.n):
-                mp.scores[k] = (quiet_score(&c.hist, c.pos.side, mp.moves[k],
-                                            move_key(&c.pos, mp.moves[k]), prev1, prev2)
-                                + low_ply_score(&c.hist, mp.ply, mp.moves[k]))
-            if mp.pawn_index >= 0:
-                for k in range(mp.n_captures, mp.n):
-                    mp.scores[k] += 2 * c.hist.pawn_hist[c.pos.side][mp.pawn_index][
-                        move_key(&c.pos, mp.moves[k])]
-            if mp.threat_bonus:
-                threat_maps(&c.pos, &by_pawn, &by_minor)
-                for k in range(mp.n_captures, mp.n):
-                    mp.scores[k] += threat_term(&c.pos, mp.moves[k], by_pawn, by_minor,
-                                                mp.threat_bonus)
+            _score_quiets(mp, c, mp.n_captures, mp.n)
             partial_insertion_sort(mp.moves, mp.scores, mp.n_captures, mp.n, mp.quiet_limit)
             mp.cur = mp.n_captures
             mp.stage = STAGE_QUIETS
