@@ -57,9 +57,9 @@ from usi_engine.core.tt cimport (TT, TTEntry, BOUND_NONE, BOUND_UPPER, BOUND_LOW
                                  BOUND_EXACT, tt_probe, tt_store, tt_prefetch, USI_PREFETCH)
 from usi_engine.core.control cimport Control, ctl_count
 from usi_engine.search.root_moves cimport root_moves_into, record_root_move, sort_root_moves
-from usi_engine.search.move_picker cimport (MovePicker, picker_init, next_move, captured_type,
-                                            moved_type, is_quiet, move_key, score_moves,
-                                            pick_best)
+from usi_engine.search.move_picker cimport (MovePicker, picker_init, picker_set_histories,
+                                            next_move, captured_type, moved_type, is_quiet,
+                                            move_key, score_moves, pick_best)
 
 init_tables()
 
@@ -390,7 +390,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
     cdef int n_quiets = 0
     cdef int m, v, best, best_move = 0, tt_move = 0, tt_value = VALUE_NONE, handed_out
     cdef int static_eval, raw_eval, new_depth, reduction, searched = 0, bound
-    cdef int reduced_depth, pruned
+    cdef int reduced_depth, pruned, mcp_limit
     cdef int old_alpha = alpha
     cdef bint checked, found, done, quiet, check_given, improving, reducible
     cdef TTEntry* e
@@ -467,7 +467,8 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
                 c.param[THREAT_ORDER])
     if ply == 0:
         mp.n = root_moves_into(c, mp.moves)
-    mp.pawn_index = pawn_history_index(p)
+    picker_set_histories(&mp, c, pawn_history_index(p))
+    mcp_limit = _move_count_limit(c, depth, improving)
     best = -VALUE_INFINITE
     handed_out = 0
     while True:
@@ -481,8 +482,8 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
         if mp.skip_quiets and quiet and not check_given:
             continue
         if ply and not checked and best > -VALUE_MATE_IN_MAX_PLY:
-            pruned = _prune_move(c, m, quiet, check_given, depth, searched, alpha,
-                                 static_eval, improving, best_move, mp.pawn_index, ply)
+            pruned = _prune_move(c, &mp, m, quiet, check_given, depth, searched, alpha,
+                                 static_eval, mcp_limit, best_move)
             if pruned:
                 # move-count pruning only grows stricter as the node goes on: once one
                 # quiet move that gives no check is pruned so, all the rest are
@@ -558,7 +559,7 @@ cdef int search(Context* c, int depth, int alpha, int beta, int ply, bint pv_nod
             capture_victims[n_captures] = captured_type(p, m)
             n_captures += 1
         if (not mp.skip_quiets and ply and not checked and best > -VALUE_MATE_IN_MAX_PLY
-                and _move_count_prunes(c, depth, searched, improving)):
+                and searched >= mcp_limit):
             # every quiet move that gives no check would be pruned from here on: the
             # picker then generates only the quiet checks
             mp.skip_quiets = True
@@ -721,33 +722,35 @@ cdef inline int _table_reduced_depth(const Context* c, int depth, int searched) 
         searched + 1 if searched < 63 else 63]
 
 
-cdef inline int _prune_move(Context* c, int m, bint quiet, bint check_given, int depth,
-                            int searched, int alpha, int static_eval, bint improving,
-                            int best_move, int pawn_index, int ply) noexcept nogil:
+cdef inline int _prune_move(Context* c, const MovePicker* mp, int m, bint quiet,
+                            bint check_given, int depth, int searched, int alpha,
+                            int static_eval, int mcp_limit, int best_move) noexcept nogil:
     """Whether a move is not worth searching near the leaves of a node (not in check,
     once a move has kept us from being mated): PRUNE_REST for late quiet moves that
-    give no check, after (3 + depth^2) / 2 moves to depth McpDepth, twice as many while
-    the static score improves (drops make the quiet tail of the list very long);
-    PRUNE_THIS for a quiet move (no check) whose histories say it fails, or that cannot
-    lift the static score to alpha or loses by SEE on its reduced depth (_prune_quiet),
-    and for the captures and checks of _prune_capture."""
+    give no check, from move mcp_limit on (_move_count_limit); PRUNE_THIS for a quiet
+    move (no check) whose histories say it fails, or that cannot lift the static score
+    to alpha or loses by SEE on its reduced depth (_prune_quiet), and for the captures
+    and checks of _prune_capture."""
     if not quiet or check_given:
         return _prune_capture(c, m, quiet, check_given, depth, searched, alpha, static_eval)
-    if _move_count_prunes(c, depth, searched, improving):
+    if searched >= mcp_limit:
         return PRUNE_REST
-    return _prune_quiet(c, m, depth, searched, alpha, static_eval, best_move, pawn_index, ply)
+    return _prune_quiet(c, mp, m, depth, searched, alpha, static_eval, best_move)
 
 
-cdef inline bint _move_count_prunes(Context* c, int depth, int searched,
-                                    bint improving) noexcept nogil:
-    """Whether move-count pruning prunes the next quiet move that gives no check (and
-    so every later one), searched moves having been searched."""
-    return depth <= c.param[MCP_DEPTH] and searched >= (3 + depth * depth) // (2 - improving)
+cdef inline int _move_count_limit(const Context* c, int depth, bint improving) noexcept nogil:
+    """How many moves a node searches before move-count pruning prunes every later
+    quiet move that gives no check: (3 + depth^2) / 2 to depth McpDepth, twice as many
+    while the static score improves (drops make the quiet tail of the list very long);
+    beyond McpDepth, no limit."""
+    if depth > c.param[MCP_DEPTH]:
+        return MAX_MOVES + 1
+    return (3 + depth * depth) // (2 - improving)
 
 
-cdef inline int _prune_quiet(Context* c, int m, int depth, int searched, int alpha,
-                             int static_eval, int best_move, int pawn_index,
-                             int ply) noexcept nogil:
+cdef inline int _prune_quiet(Context* c, const MovePicker* mp, int m, int depth,
+                             int searched, int alpha, int static_eval,
+                             int best_move) noexcept nogil:
     """PRUNE_THIS for a quiet move that gives no check when (as in YaneuraOu, each move
     judged on its own) its continuation and pawn histories sum below -4097 a ply; or,
     on its reduced depth (the table's, a ply more or less for each 3220 of its histories
@@ -761,12 +764,12 @@ cdef inline int _prune_quiet(Context* c, int m, int depth, int searched, int alp
     cdef Pos* p = &c.pos
     cdef int key = move_key(p, m)
     cdef int history = 0, lmr_depth
-    if ply >= 1 and c.move_keys[ply - 1] != NO_PIECE_TO:
-        history += c.hist.cont[p.side][c.move_keys[ply - 1]][key]
-    if ply >= 2 and c.move_keys[ply - 2] != NO_PIECE_TO:
-        history += c.hist.cont[p.side][c.move_keys[ply - 2]][key]
-    if pawn_index >= 0:
-        history += c.hist.pawn_hist[p.side][pawn_index][key]
+    if mp.cont1 != NULL:
+        history += mp.cont1[key]
+    if mp.cont2 != NULL:
+        history += mp.cont2[key]
+    if mp.pawn_row != NULL:
+        history += mp.pawn_row[key]
     if history < -4097 * depth:
         return PRUNE_THIS
     history += 71 * c.hist.butterfly[p.side][move_from(m)][move_to(m)] // 32

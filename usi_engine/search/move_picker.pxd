@@ -8,6 +8,7 @@
 # the captures that lose material.  Quiet moves (drops: most of a shogi move list) are
 # generated only when no capture or killer has cut the node off.  At the root and in
 # check every legal move is generated and sorted at once, in the same order.
+from libc.stdint cimport int16_t
 from usi_engine.core.types cimport *
 from usi_engine.core.position cimport Pos, pieces, gold_movers
 from usi_engine.core.bitboard cimport *
@@ -53,6 +54,9 @@ cdef struct MovePicker:
     int threat_bonus            # ordering bonus of a quiet move that takes a piece out of
                                 # a cheaper piece's attack (malus: into it); 0: none
     int pawn_index              # the position's pawn-history row, or -1: none used
+    const int16_t* cont1        # for the side to move: the continuation-history rows of
+    const int16_t* cont2        # the moves 1 and 2 plies back and the pawn-history row of
+    const int16_t* pawn_row     # pawn_index (NULL: none), indexed by piece-to
     bint skip_quiets            # quiet moves that do not give check are pruned from here
                                 # on (the search says so once it prunes one): the quiet
                                 # stage then generates only the quiet checks
@@ -193,7 +197,21 @@ cdef inline void picker_init(MovePicker* mp, const Context* c, int tt_move, int 
     mp.threat_bonus = threat_bonus
     mp.skip_quiets = False
     mp.pawn_index = -1
+    mp.cont1 = mp.cont2 = mp.pawn_row = NULL
     mp.has_check_info = False
+
+
+cdef inline void picker_set_histories(MovePicker* mp, const Context* c,
+                                     int pawn_index) noexcept nogil:
+    """Point the picker at this node's history rows (pawn_index: the pawn-history row,
+    or -1 for none)."""
+    cdef int side = c.pos.side
+    cdef int prev1 = previous_key(c, mp.ply, 1)
+    cdef int prev2 = previous_key(c, mp.ply, 2)
+    mp.pawn_index = pawn_index
+    mp.cont1 = &c.hist.cont[side][prev1][0] if prev1 >= 0 else NULL
+    mp.cont2 = &c.hist.cont[side][prev2][0] if prev2 >= 0 else NULL
+    mp.pawn_row = &c.hist.pawn_hist[side][pawn_index][0] if pawn_index >= 0 else NULL
 
 
 cdef inline void threat_maps(const Pos* p, bb_t* by_pawn, bb_t* by_minor) noexcept nogil:
@@ -302,8 +320,6 @@ cdef inline void _score_quiets(MovePicker* mp, const Context* c, int begin,
     and the threat term."""
     cdef const Pos* p = &c.pos
     cdef int side = p.side
-    cdef int prev1 = previous_key(c, mp.ply, 1)
-    cdef int prev2 = previous_key(c, mp.ply, 2)
     cdef int k, m, key, score
     cdef bb_t by_pawn = 0, by_minor = 0
     if mp.threat_bonus:
@@ -311,10 +327,15 @@ cdef inline void _score_quiets(MovePicker* mp, const Context* c, int begin,
     for k in range(begin, end):
         m = mp.moves[k]
         key = move_key(p, m)
-        score = quiet_score(&c.hist, side, m, key, prev1, prev2) + low_ply_score(
+        # (quiet_score's sum, from the node's rows)
+        score = 2 * c.hist.butterfly[side][move_from(m)][move_to(m)] + low_ply_score(
             &c.hist, mp.ply, m)
-        if mp.pawn_index >= 0:
-            score += 2 * c.hist.pawn_hist[side][mp.pawn_index][key]
+        if mp.cont1 != NULL:
+            score += mp.cont1[key]
+        if mp.cont2 != NULL:
+            score += mp.cont2[key]
+        if mp.pawn_row != NULL:
+            score += 2 * mp.pawn_row[key]
         if mp.threat_bonus:
             score += threat_term(p, m, by_pawn, by_minor, mp.threat_bonus)
         mp.scores[k] = score
