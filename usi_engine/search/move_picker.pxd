@@ -14,6 +14,7 @@ from usi_engine.core.position cimport Pos, pieces, gold_movers
 from usi_engine.core.bitboard cimport *
 from usi_engine.core.movegen cimport (GEN_LEGAL, GEN_CAPTURES, GEN_QUIETS, GEN_CHECKS,
                                       GEN_NO_DOMINATED, CheckInfo, check_info_init,
+                                      gives_check_by,
                                       generate, drop_dominated, is_legal)
 from usi_engine.core.see cimport see_ge, see_value
 from usi_engine.search.history cimport (History, NO_PIECE_TO, piece_to, quiet_score,
@@ -403,6 +404,10 @@ cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
             mp.stage = STAGE_QUIETS
         elif mp.stage == STAGE_QUIETS:
             m = _pick_from(mp, mp.n, False)
+            # (once the search prunes the quiet moves that give no check, they are
+            # passed over here rather than handed out one by one to be skipped)
+            while m and mp.skip_quiets and not gives_check_by(&c.pos, &mp.check_info, m):
+                m = _pick_from(mp, mp.n, False)
             if m:
                 return m
             mp.cur = mp.bad_start
