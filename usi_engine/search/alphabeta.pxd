@@ -7,7 +7,7 @@ from usi_engine.core.control cimport Control
 from usi_engine.search.history cimport History
 from usi_engine.eval.kp cimport KPAcc, KPNet
 from usi_engine.eval.handwritten cimport HandSums
-from libc.stdint cimport int16_t, uint64_t
+from libc.stdint cimport int16_t, int64_t, uint64_t
 
 cdef enum:
     MAX_PLY = 128
@@ -94,6 +94,8 @@ cdef struct Context:
     int pv_index
     int param[N_PARAMS]           # the margins and reductions this search uses
     int lmr_table[64][64]         # late-move reductions by depth and move number
+    int64_t sort_keys[MAX_MOVES]  # the move picker's scratch for sorting (not on the
+                                  # stack: a search frame already holds a move list)
 
 
 cdef inline int mate_in(int ply) noexcept nogil:

@@ -8,7 +8,7 @@
 # the captures that lose material.  Quiet moves (drops: most of a shogi move list) are
 # generated only when no capture or killer has cut the node off.  At the root and in
 # check every legal move is generated and sorted at once, in the same order.
-from libc.stdint cimport int16_t
+from libc.stdint cimport int16_t, int64_t, uint32_t
 from usi_engine.core.types cimport *
 from usi_engine.core.position cimport Pos, pieces, gold_movers
 from usi_engine.core.bitboard cimport *
@@ -158,27 +158,41 @@ cdef inline int pick_best(int* moves, int* scores, int start, int n) noexcept no
 
 
 cdef inline void partial_insertion_sort(int* moves, int* scores, int begin, int end,
-                                       int limit) noexcept nogil:
+                                       int limit, int64_t* keys) noexcept nogil:
     """Sort moves[begin:end] by descending score (stably), but only those scoring at
-    least `limit`: the rest follow them, in no particular order.  Linear in the
-    unsorted moves, where picking the best each time costs the whole remaining list
-    per move handed out (15% of the search's time on middle-game positions)."""
+    least `limit` (and the first): the rest follow them, in no particular order.  Linear
+    in the unsorted moves, where picking the best each time costs the whole remaining
+    list per move handed out (15% of the search's time on middle-game positions).
+    Afterwards scores[begin:end] no longer hold the moves' scores (the quiet stage hands
+    its moves out in list order).
+
+    The moves that qualify are swapped to the front in list order, each with the first
+    of the rest, then sorted by insertion on one 64-bit word a move: its score in the
+    high half, the move in the low, so that a shift moves one word (keys: scratch for
+    end - begin of them)."""
     cdef int sorted_end = begin
-    cdef int i, q, tm, ts
+    cdef int i, q, n
+    cdef int64_t key, bar
+    cdef int64_t high = (<int64_t>1) << 32
     for i in range(begin + 1, end):
         if scores[i] >= limit:
-            ts = scores[i]
-            tm = moves[i]
             sorted_end += 1
-            scores[i] = scores[sorted_end]
-            moves[i] = moves[sorted_end]
-            q = sorted_end
-            while q > begin and scores[q - 1] < ts:
-                scores[q] = scores[q - 1]
-                moves[q] = moves[q - 1]
-                q -= 1
-            scores[q] = ts
-            moves[q] = tm
+            swap_moves(moves, scores, i, sorted_end)
+    n = sorted_end - begin + 1
+    if end <= begin or n < 2:
+        return
+    for i in range(n):
+        # (score x 2^32: a left shift of a negative value is undefined in C)
+        bar = <int64_t>scores[begin + i] * high
+        key = bar + <uint32_t>moves[begin + i]
+        q = i
+        # (a key below bar: a lower score, whatever its move; equal scores keep their order)
+        while q > 0 and keys[q - 1] < bar:
+            keys[q] = keys[q - 1]
+            q -= 1
+        keys[q] = key
+    for i in range(n):
+        moves[begin + i] = <int><uint32_t>keys[i]
 
 
 cdef inline void picker_init(MovePicker* mp, const Context* c, int tt_move, int ply,
@@ -399,7 +413,8 @@ cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
                 mp.n = mp.n_captures + generate(&c.pos, mp.moves + mp.n_captures,
                                                 GEN_QUIETS | GEN_NO_DOMINATED)
             _score_quiets(mp, c, mp.n_captures, mp.n)
-            partial_insertion_sort(mp.moves, mp.scores, mp.n_captures, mp.n, mp.quiet_limit)
+            partial_insertion_sort(mp.moves, mp.scores, mp.n_captures, mp.n, mp.quiet_limit,
+                                   c.sort_keys)
             mp.cur = mp.n_captures
             mp.stage = STAGE_QUIETS
         elif mp.stage == STAGE_QUIETS:
