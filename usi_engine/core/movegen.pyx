@@ -686,7 +686,7 @@ cdef int mate_in_one_near(const Pos* p) noexcept nogil:
     cdef bb_t drops[16]
     cdef int us = p.side
     cdef int ek = p.king_sq[us ^ 1]
-    cdef bb_t near, reached
+    cdef bb_t near, reached, looked_at
     cdef int n, pt
     if ek < 0:
         return 0
@@ -705,7 +705,11 @@ cdef int mate_in_one_near(const Pos* p) noexcept nogil:
     drops[PAWN] = 0     # (a pawn-drop mate is illegal)
     n = _add_check_drops(p, moves, drops)
     n = _add_near_check_moves(p, moves, n, near_checks, reached)
-    return _first_mate(p, moves, n, 0, 0)
+    # (whether a flight is attacked is known already for the squares next to the king
+    # that reached looked at -- those not ours, seen through the king, as
+    # _king_steps_away looks -- and need not be asked again)
+    looked_at = near & ~p.by_color[us]
+    return _first_mate(p, moves, n, looked_at, looked_at & ~reached)
 
 
 cdef inline void _near_check_squares(const Pos* p, int ek, bb_t* near_checks) noexcept nogil:
