@@ -657,7 +657,7 @@ cdef int mate_in_one(const Pos* p) noexcept nogil:
     if ek < 0:
         return 0
     if state(p).checkers:
-        return _first_mate(p, moves, generate(p, moves, GEN_CHECKS), 0, 0)
+        return _first_mate(p, moves, generate(p, moves, GEN_CHECKS), 0, 0, False)
     occ = p.occupied & ~bb_square(ek)
     near = usi_tables.step[KING][ek] & ~p.by_color[us ^ 1]
     flights = near & ~_attacked_near(p, us, near, occ)
@@ -670,7 +670,7 @@ cdef int mate_in_one(const Pos* p) noexcept nogil:
         n = _add_covering_checks(p, moves, direct, wanted, openers)
     else:
         n = _add_checks(p, moves, direct, direct, 0)
-    return _first_mate(p, moves, n, near, flights)
+    return _first_mate(p, moves, n, near, flights, False)
 
 
 cdef int mate_in_one_near(const Pos* p) noexcept nogil:
@@ -709,7 +709,8 @@ cdef int mate_in_one_near(const Pos* p) noexcept nogil:
     # that reached looked at -- those not ours, seen through the king, as
     # _king_steps_away looks -- and need not be asked again)
     looked_at = near & ~p.by_color[us]
-    return _first_mate(p, moves, n, looked_at, looked_at & ~reached)
+    # (its drops next to the king are onto guarded squares only: the king never takes)
+    return _first_mate(p, moves, n, looked_at, looked_at & ~reached, True)
 
 
 cdef inline void _near_check_squares(const Pos* p, int ek, bb_t* near_checks) noexcept nogil:
@@ -747,14 +748,16 @@ cdef inline bint _any_wanted(const bb_t* wanted) noexcept nogil:
 
 
 cdef inline int _first_mate(const Pos* p, int* moves, int n, bb_t tested,
-                            bb_t free) noexcept nogil:
+                            bb_t free, bint drops_guarded) noexcept nogil:
     """The first of the checks moves[0:n] that leaves the opponent no reply, or 0.
-    tested and free: the flight squares already looked at, and those found free."""
+    tested and free: the flight squares already looked at, and those found free;
+    drops_guarded: no drop lands next to their king on a square we do not attack (the
+    king cannot take a dropped checker)."""
     cdef Pos* q = <Pos*>p      # moves are played and taken back: p is unchanged on return
     cdef int i
     cdef bint escapes
     for i in range(n):
-        if _king_takes_checker(p, moves[i]):
+        if not (drops_guarded and move_is_drop(moves[i])) and _king_takes_checker(p, moves[i]):
             continue
         if _king_steps_away(p, moves[i], &tested, &free):
             continue
