@@ -18,7 +18,7 @@ from usi_engine.core.movegen cimport (GEN_LEGAL, GEN_CAPTURES, GEN_QUIETS, GEN_C
                                       generate, drop_dominated, is_legal)
 from usi_engine.core.see cimport see_ge, see_value
 from usi_engine.search.history cimport (History, NO_PIECE_TO, piece_to, quiet_score,
-                                        capture_history, low_ply_score)
+                                        quiet_score_rows, capture_history, low_ply_score)
 from usi_engine.search.alphabeta cimport Context
 
 cdef enum:
@@ -342,13 +342,8 @@ cdef inline void _score_quiets(MovePicker* mp, const Context* c, int begin,
     for k in range(begin, end):
         m = mp.moves[k]
         key = move_key(p, m)
-        # (quiet_score's sum, from the node's rows)
-        score = 2 * c.hist.butterfly[side][move_from(m)][move_to(m)] + low_ply_score(
-            &c.hist, mp.ply, m)
-        if mp.cont1 != NULL:
-            score += mp.cont1[key]
-        if mp.cont2 != NULL:
-            score += mp.cont2[key]
+        score = (quiet_score_rows(&c.hist, side, m, key, mp.cont1, mp.cont2)
+                 + low_ply_score(&c.hist, mp.ply, m))
         if mp.pawn_row != NULL:
             score += 2 * mp.pawn_row[key]
         if mp.threat_bonus:
