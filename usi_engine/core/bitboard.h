@@ -62,6 +62,11 @@ typedef struct {
     bb_t all;              /* the 81 board squares */
     bb_t rook_empty[81];   /* a rook's and a bishop's slides on the empty board */
     bb_t bishop_empty[81];
+    bb_t near_king[81];    /* files within 2 and ranks within 4 of sq: where a non-slider
+                              may check a king on sq, or attack a square next to it or a
+                              knight's jump from it */
+    bb_t near_king_lines[81];  /* squares on a rook's or bishop's line through one of
+                                  those squares (either colour's knight jumps) */
     int ready;
 } usi_tables_t;
 

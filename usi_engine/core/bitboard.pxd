@@ -19,6 +19,8 @@ cdef extern from "bitboard.h" nogil:
         bb_t all
         bb_t rook_empty[81]
         bb_t bishop_empty[81]
+        bb_t near_king[81]
+        bb_t near_king_lines[81]
         int ready
     usi_tables_t usi_tables
     bb_t bb_square(int sq)
@@ -158,7 +160,31 @@ cdef inline void init_tables() noexcept nogil:
                                        | usi_tables.ray[DIR_DOWN_RIGHT][sq]
                                        | usi_tables.ray[DIR_DOWN_LEFT][sq]
                                        | usi_tables.ray[DIR_UP_RIGHT][sq])
+    for sq in range(81):
+        _init_near_king(sq)
     usi_tables.ready = 1
+
+
+cdef inline void _init_near_king(int k) noexcept nogil:
+    """near_king[k]: files within 2 and ranks within 4 of k (a knight attacking a
+    square a knight's jump from k stands 4 ranks away).  near_king_lines[k]: the
+    rook and bishop lines through the squares next to k and its knight jumps, for
+    either colour."""
+    cdef int sq, t, df, dr
+    cdef bb_t targets = usi_tables.step[make_piece(BLACK, KING)][k]
+    cdef bb_t lines = 0
+    usi_tables.near_king[k] = 0
+    for sq in range(81):
+        df = square_file(sq) - square_file(k)
+        dr = square_rank(sq) - square_rank(k)
+        if -2 <= df <= 2 and -4 <= dr <= 4:
+            usi_tables.near_king[k] |= bb_square(sq)
+    targets |= (usi_tables.step[make_piece(BLACK, KNIGHT)][k]
+                | usi_tables.step[make_piece(WHITE, KNIGHT)][k])
+    for t in range(81):
+        if bb_test(targets, t):
+            lines |= usi_tables.rook_empty[t] | usi_tables.bishop_empty[t]
+    usi_tables.near_king_lines[k] = lines
 
 
 cdef inline bb_t ray_up_index(int d, int sq, bb_t occ) noexcept nogil:

@@ -297,20 +297,6 @@ cdef inline int _add_checking_board_moves(const Pos* p, int* out, int n, int frm
     return n
 
 
-cdef inline bb_t _near_king(int ek) noexcept nogil:
-    """Squares from which a piece that is not a slider can check the king on ek, by a
-    move with or without promotion: at most 2 files and 4 ranks away (a knight)."""
-    cdef int kf = square_file(ek)
-    cdef int kr = square_rank(ek)
-    cdef bb_t files = 0, ranks = 0
-    cdef int i
-    for i in range(kf - 2 if kf >= 2 else 0, (kf + 2 if kf <= 6 else 8) + 1):
-        files |= usi_tables.file_mask[i]
-    for i in range(kr - 4 if kr >= 4 else 0, (kr + 4 if kr <= 4 else 8) + 1):
-        ranks |= usi_tables.rank_mask[i]
-    return files & ranks
-
-
 cdef inline void _check_squares(const Pos* p, int ek, bb_t* direct,
                                 bb_t sliders_wanted) noexcept nogil:
     """direct[pt]: the squares from which a piece of ours of type pt would attack the
@@ -453,7 +439,7 @@ cdef int _add_checks(const Pos* p, int* out, const bb_t* direct, const bb_t* wan
     if (wanted[PAWN] | wanted[KNIGHT] | wanted[SILVER] | wanted[GOLD] | wanted[PRO_PAWN]
             | wanted[PRO_LANCE] | wanted[PRO_KNIGHT] | wanted[PRO_SILVER]
             | wanted[HORSE] | wanted[DRAGON]):
-        movers |= _near_king(ek)
+        movers |= usi_tables.near_king[ek]
     if wanted[LANCE] | wanted[PRO_LANCE]:
         movers |= p.by_type[LANCE]
     if wanted[BISHOP] | wanted[HORSE]:
@@ -660,7 +646,7 @@ cdef int mate_in_one(const Pos* p) noexcept nogil:
         return _first_mate(p, moves, generate(p, moves, GEN_CHECKS), 0, 0, False)
     occ = p.occupied & ~bb_square(ek)
     near = usi_tables.step[KING][ek] & ~p.by_color[us ^ 1]
-    flights = near & ~_attacked_near(p, us, near, occ)
+    flights = near & ~_attacked_near(p, us, ek, near, occ)
     _check_squares(p, ek, direct, _sliders_in_play(p))
     if flights:
         _covering_check_squares(p, flights, occ, direct, wanted)
@@ -695,7 +681,8 @@ cdef int mate_in_one_near(const Pos* p) noexcept nogil:
     # and the squares next to the king where a dropped piece is guarded (elsewhere
     # the king takes it)
     near = usi_tables.step[KING][ek]
-    reached = _attacked_near(p, us, (near | usi_tables.step[make_piece(us ^ 1, KNIGHT)][ek])
+    reached = _attacked_near(p, us, ek,
+                             (near | usi_tables.step[make_piece(us ^ 1, KNIGHT)][ek])
                              & ~p.by_color[us], p.occupied & ~bb_square(ek))
     if not reached and not (p.hand[us] & ~HAND_FIELD[PAWN]):
         return 0    # no check to try (a pawn drop never mates legally)
@@ -769,15 +756,19 @@ cdef inline int _first_mate(const Pos* p, int* moves, int n, bb_t tested,
     return 0
 
 
-cdef inline bb_t _attacked_near(const Pos* p, int us, bb_t squares, bb_t occ) noexcept nogil:
-    """The squares of `squares` (next to their king) that a piece of us attacks
-    through occupancy occ.  The sliders go first, each only if it stands on a line
-    through one of them; then the step attackers of what is left."""
+cdef inline bb_t _attacked_near(const Pos* p, int us, int ek, bb_t squares,
+                                bb_t occ) noexcept nogil:
+    """The squares of `squares` (next to their king on ek, or a knight's jump from it)
+    that a piece of us attacks through occupancy occ.  Only our pieces that could
+    reach them are looked at: the sliders on a line through one of them, each only
+    if its slide on the empty board meets a square still to be settled; then the
+    other pieces within near_king[ek] (most of ours stand further off)."""
     cdef bb_t own = p.by_color[us]
     cdef bb_t attacked = 0
-    cdef bb_t sliders = own & (p.by_type[LANCE] | p.by_type[BISHOP] | p.by_type[ROOK]
-                               | p.by_type[HORSE] | p.by_type[DRAGON])
-    cdef bb_t rest, reach, pawns, steps
+    cdef bb_t long_range = p.by_type[LANCE] | p.by_type[BISHOP] | p.by_type[ROOK]
+    cdef bb_t sliders = (own & usi_tables.near_king_lines[ek]
+                         & (long_range | p.by_type[HORSE] | p.by_type[DRAGON]))
+    cdef bb_t rest, reach, steppers
     cdef int s, pt
     while sliders:
         s = bb_pop(&sliders)
@@ -797,17 +788,12 @@ cdef inline bb_t _attacked_near(const Pos* p, int us, bb_t squares, bb_t occ) no
         if reach & squares & ~attacked:
             attacked |= piece_attacks(p.board[s], s, occ) & squares
     rest = squares & ~attacked
-    if not rest:
-        return attacked
-    # the steps of every piece at once (shifts of whole boards: cheaper than asking
-    # each square for its attackers)
-    pawns = own & p.by_type[PAWN]
-    steps = ((shift_up(pawns) if us == BLACK else shift_down(pawns))
-             | knight_reach(us, own & p.by_type[KNIGHT])
-             | silver_reach(us, own & p.by_type[SILVER])
-             | gold_reach(us, own & gold_movers(p))
-             | king_reach(own & (p.by_type[KING] | p.by_type[HORSE] | p.by_type[DRAGON])))
-    return attacked | (rest & steps)
+    # the step attacks (a horse's or dragon's too) of the few pieces close enough
+    steppers = own & ~long_range & usi_tables.near_king[ek]
+    while rest and steppers:
+        s = bb_pop(&steppers)
+        rest &= ~usi_tables.step[p.board[s]][s]
+    return squares & ~rest
 
 
 cdef inline void _covering_check_squares(const Pos* p, bb_t flights, bb_t occ,
