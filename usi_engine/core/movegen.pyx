@@ -475,25 +475,47 @@ cdef int _add_covering_checks(const Pos* p, int* out, const bb_t* direct,
                               direct, wanted)
     for pt in range(PAWN, DRAGON + 1):
         targets |= wanted[pt]
-    n = _add_checks_onto(p, out, n, targets & ~own, own & ~free, pinned, wanted)
+    n = _add_checks_onto(p, out, n, targets & ~own, own & ~free, pinned, wanted, 0, NULL)
     _sort_board_moves(out, first_board, n)
     return n
 
 
 cdef inline int _add_checks_onto(const Pos* p, int* out, int n, bb_t targets, bb_t movers,
-                                 bb_t pinned, const bb_t* checks) noexcept nogil:
+                                 bb_t pinned, const bb_t* checks, bb_t king_takes,
+                                 bb_t* guarded) noexcept nogil:
     """Append the moves of our pieces in movers (the king never) onto the squares of
     targets that check from there (checks[type after the move]), found as the
-    attackers of those squares; a pinned piece only along its pin."""
+    attackers of those squares; a pinned piece only along its pin.
+
+    king_takes: squares next to their king where a checker that nothing else of ours
+    guards is taken (no mate): a move there by a piece that alone attacks the square
+    is left out, unless one of our sliders stands on a line through it (behind the
+    mover or behind their king, it may guard the square after the move).  guarded
+    (unless NULL) gains the targets that two pieces of ours attack: whichever of
+    them moves there, the other still guards it."""
     cdef int us = p.side
     cdef int ksq = p.king_sq[us]
+    cdef int ek = p.king_sq[us ^ 1]
     cdef int to, frm
-    cdef bb_t b
+    cdef bb_t b, attackers
+    cdef bb_t sliders = p.by_color[us] & (p.by_type[LANCE] | p.by_type[BISHOP]
+                                          | p.by_type[ROOK] | p.by_type[HORSE]
+                                          | p.by_type[DRAGON])
     if ksq >= 0:
         movers &= ~bb_square(ksq)
     while targets:
         to = bb_pop(&targets)
-        b = attackers_to(p, us, to, p.occupied) & movers
+        attackers = attackers_to(p, us, to, p.occupied)
+        b = attackers & movers
+        if not b:
+            continue
+        if bb_more_than_one(attackers):
+            if guarded != NULL:
+                guarded[0] |= bb_square(to)
+        elif bb_test(king_takes, to) and not (
+                (usi_tables.line[to][bb_lsb(b)] | usi_tables.line[to][ek]) & sliders
+                & ~b):
+            continue
         while b:
             frm = bb_pop(&b)
             if bb_test(pinned, frm) and not aligned(ksq, frm, to):
@@ -643,7 +665,7 @@ cdef int mate_in_one(const Pos* p) noexcept nogil:
     if ek < 0:
         return 0
     if state(p).checkers:
-        return _first_mate(p, moves, generate(p, moves, GEN_CHECKS), 0, 0, False)
+        return _first_mate(p, moves, generate(p, moves, GEN_CHECKS), 0, 0, 0, 0)
     occ = p.occupied & ~bb_square(ek)
     near = usi_tables.step[KING][ek] & ~p.by_color[us ^ 1]
     flights = near & ~_attacked_near(p, us, ek, near, occ)
@@ -656,7 +678,7 @@ cdef int mate_in_one(const Pos* p) noexcept nogil:
         n = _add_covering_checks(p, moves, direct, wanted, openers)
     else:
         n = _add_checks(p, moves, direct, direct, 0)
-    return _first_mate(p, moves, n, near, flights, False)
+    return _first_mate(p, moves, n, near, flights, 0, 0)
 
 
 cdef int mate_in_one_near(const Pos* p) noexcept nogil:
@@ -672,7 +694,7 @@ cdef int mate_in_one_near(const Pos* p) noexcept nogil:
     cdef bb_t drops[16]
     cdef int us = p.side
     cdef int ek = p.king_sq[us ^ 1]
-    cdef bb_t near, reached, looked_at
+    cdef bb_t near, reached, looked_at, guarded = 0
     cdef int n, pt
     if ek < 0:
         return 0
@@ -691,13 +713,17 @@ cdef int mate_in_one_near(const Pos* p) noexcept nogil:
         drops[pt] = near_checks[pt] & (reached | ~near)
     drops[PAWN] = 0     # (a pawn-drop mate is illegal)
     n = _add_check_drops(p, moves, drops)
-    n = _add_near_check_moves(p, moves, n, near_checks, reached)
+    if reached:
+        n = _add_checks_onto(p, moves, n, reached, p.by_color[us], pinned_pieces(p, us),
+                             near_checks, near, &guarded)
     # (whether a flight is attacked is known already for the squares next to the king
     # that reached looked at -- those not ours, seen through the king, as
     # _king_steps_away looks -- and need not be asked again)
     looked_at = near & ~p.by_color[us]
-    # (its drops next to the king are onto guarded squares only: the king never takes)
-    return _first_mate(p, moves, n, looked_at, looked_at & ~reached, True)
+    # (its drops next to the king are onto guarded squares only, and so are its board
+    # moves onto a square two of our pieces attack: the king never takes those)
+    return _first_mate(p, moves, n, looked_at, looked_at & ~reached, usi_tables.all,
+                       guarded | ~near)
 
 
 cdef inline void _near_check_squares(const Pos* p, int ek, bb_t* near_checks) noexcept nogil:
@@ -714,17 +740,6 @@ cdef inline void _near_check_squares(const Pos* p, int ek, bb_t* near_checks) no
     near_checks[ROOK] = near & rook_pseudo_attacks(ek)
 
 
-cdef inline int _add_near_check_moves(const Pos* p, int* out, int n,
-                                      const bb_t* near_checks, bb_t targets) noexcept nogil:
-    """Append the legal board moves that check from a square of targets in
-    near_checks[type after the move], found as the attackers of those squares."""
-    cdef int us = p.side
-    if not targets:
-        return n
-    return _add_checks_onto(p, out, n, targets, p.by_color[us], pinned_pieces(p, us),
-                            near_checks)
-
-
 cdef inline bint _any_wanted(const bb_t* wanted) noexcept nogil:
     """Is there a square from which some piece type would check and cover the flights?"""
     cdef int pt
@@ -734,25 +749,27 @@ cdef inline bint _any_wanted(const bb_t* wanted) noexcept nogil:
     return any_square != 0
 
 
-cdef inline int _first_mate(const Pos* p, int* moves, int n, bb_t tested,
-                            bb_t free, bint drops_guarded) noexcept nogil:
+cdef inline int _first_mate(const Pos* p, int* moves, int n, bb_t tested, bb_t free,
+                            bb_t drops_safe, bb_t moves_safe) noexcept nogil:
     """The first of the checks moves[0:n] that leaves the opponent no reply, or 0.
     tested and free: the flight squares already looked at, and those found free;
-    drops_guarded: no drop lands next to their king on a square we do not attack (the
-    king cannot take a dropped checker)."""
+    drops_safe and moves_safe: squares where a checker dropped, or moved, is known
+    to be safe from their king (it need not be asked)."""
     cdef Pos* q = <Pos*>p      # moves are played and taken back: p is unchanged on return
-    cdef int i
+    cdef int i, m
     cdef bint escapes
     for i in range(n):
-        if not (drops_guarded and move_is_drop(moves[i])) and _king_takes_checker(p, moves[i]):
+        m = moves[i]
+        if (not bb_test(drops_safe if move_is_drop(m) else moves_safe, move_to(m))
+                and _king_takes_checker(p, m)):
             continue
-        if _king_steps_away(p, moves[i], &tested, &free):
+        if _king_steps_away(p, m, &tested, &free):
             continue
-        pos_do_move(q, moves[i])
+        pos_do_move(q, m)
         escapes = has_evasion(q)
         pos_undo_move(q)
         if not escapes:
-            return moves[i]
+            return m
     return 0
 
 
