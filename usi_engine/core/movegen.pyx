@@ -475,47 +475,25 @@ cdef int _add_covering_checks(const Pos* p, int* out, const bb_t* direct,
                               direct, wanted)
     for pt in range(PAWN, DRAGON + 1):
         targets |= wanted[pt]
-    n = _add_checks_onto(p, out, n, targets & ~own, own & ~free, pinned, wanted, 0, NULL)
+    n = _add_checks_onto(p, out, n, targets & ~own, own & ~free, pinned, wanted)
     _sort_board_moves(out, first_board, n)
     return n
 
 
 cdef inline int _add_checks_onto(const Pos* p, int* out, int n, bb_t targets, bb_t movers,
-                                 bb_t pinned, const bb_t* checks, bb_t king_takes,
-                                 bb_t* guarded) noexcept nogil:
+                                 bb_t pinned, const bb_t* checks) noexcept nogil:
     """Append the moves of our pieces in movers (the king never) onto the squares of
     targets that check from there (checks[type after the move]), found as the
-    attackers of those squares; a pinned piece only along its pin.
-
-    king_takes: squares next to their king where a checker that nothing else of ours
-    guards is taken (no mate): a move there by a piece that alone attacks the square
-    is left out, unless one of our sliders stands on a line through it (behind the
-    mover or behind their king, it may guard the square after the move).  guarded
-    (unless NULL) gains the targets that two pieces of ours attack: whichever of
-    them moves there, the other still guards it."""
+    attackers of those squares; a pinned piece only along its pin."""
     cdef int us = p.side
     cdef int ksq = p.king_sq[us]
-    cdef int ek = p.king_sq[us ^ 1]
     cdef int to, frm
-    cdef bb_t b, attackers
-    cdef bb_t sliders = p.by_color[us] & (p.by_type[LANCE] | p.by_type[BISHOP]
-                                          | p.by_type[ROOK] | p.by_type[HORSE]
-                                          | p.by_type[DRAGON])
+    cdef bb_t b
     if ksq >= 0:
         movers &= ~bb_square(ksq)
     while targets:
         to = bb_pop(&targets)
-        attackers = attackers_to(p, us, to, p.occupied)
-        b = attackers & movers
-        if not b:
-            continue
-        if bb_more_than_one(attackers):
-            if guarded != NULL:
-                guarded[0] |= bb_square(to)
-        elif bb_test(king_takes, to) and not (
-                (usi_tables.line[to][bb_lsb(b)] | usi_tables.line[to][ek]) & sliders
-                & ~b):
-            continue
+        b = attackers_to(p, us, to, p.occupied) & movers
         while b:
             frm = bb_pop(&b)
             if bb_test(pinned, frm) and not aligned(ksq, frm, to):
@@ -714,8 +692,7 @@ cdef int mate_in_one_near(const Pos* p) noexcept nogil:
     drops[PAWN] = 0     # (a pawn-drop mate is illegal)
     n = _add_check_drops(p, moves, drops)
     if reached:
-        n = _add_checks_onto(p, moves, n, reached, p.by_color[us], pinned_pieces(p, us),
-                             near_checks, near, &guarded)
+        n = _add_near_check_moves(p, moves, n, near_checks, reached, near, &guarded)
     # (whether a flight is attacked is known already for the squares next to the king
     # that reached looked at -- those not ours, seen through the king, as
     # _king_steps_away looks -- and need not be asked again)
@@ -738,6 +715,100 @@ cdef inline void _near_check_squares(const Pos* p, int ek, bb_t* near_checks) no
     near_checks[LANCE] = near_checks[PAWN]
     near_checks[BISHOP] = near & bishop_pseudo_attacks(ek)
     near_checks[ROOK] = near & rook_pseudo_attacks(ek)
+
+
+cdef inline int _add_near_check_moves(const Pos* p, int* out, int n, const bb_t* near_checks,
+                                      bb_t targets, bb_t near, bb_t* guarded) noexcept nogil:
+    """_add_checks_onto's moves for the near mate in one (the same moves, in the same
+    order: by destination, then origin, a promotion first), found from our pieces
+    close enough to attack targets rather than as each target's attackers: the
+    non-sliders (our king included, which guards but never moves here) within
+    near_king of their king, the sliders on near_king_lines.  A square of near that
+    only the mover attacks is left out unless one of our sliders stands on a line
+    through it; guarded gains the targets that two of our pieces attack."""
+    cdef int us = p.side
+    cdef int ek = p.king_sq[us ^ 1]
+    cdef int ksq = p.king_sq[us]
+    cdef bb_t own = p.by_color[us]
+    cdef bb_t long_range = p.by_type[LANCE] | p.by_type[BISHOP] | p.by_type[ROOK]
+    cdef bb_t sliders = own & (long_range | p.by_type[HORSE] | p.by_type[DRAGON])
+    cdef bb_t candidates = own & ((usi_tables.near_king[ek] & ~long_range)
+                                  | (usi_tables.near_king_lines[ek] & sliders))
+    cdef bb_t once = 0, twice = 0, pinned, reach, alone
+    cdef bb_t attacks[40]
+    cdef int origins[40]
+    cdef int k = 0, i, s, to, start = n
+    while candidates:
+        s = bb_pop(&candidates)
+        if not bb_test(sliders, s):
+            reach = usi_tables.step[p.board[s]][s] & targets
+        elif _empty_board_reach(p.board[s], s) & targets:
+            reach = piece_attacks(p.board[s], s, p.occupied) & targets
+        else:
+            continue
+        if reach:
+            twice |= once & reach
+            once |= reach
+            if s != ksq:
+                origins[k] = s
+                attacks[k] = reach
+                k += 1
+    if k == 0:
+        return n
+    guarded[0] |= twice
+    pinned = pinned_pieces(p, us)
+    for i in range(k):
+        s = origins[i]
+        reach = attacks[i]
+        if bb_test(pinned, s):
+            reach &= usi_tables.line[ksq][s]
+        # (squares next to their king that only this piece attacks: the king takes it
+        # there unless a slider behind it, or behind their king, then guards it)
+        alone = reach & near & ~twice
+        while alone:
+            to = bb_pop(&alone)
+            if not ((usi_tables.line[to][s] | usi_tables.line[to][ek]) & sliders
+                    & ~bb_square(s)):
+                reach &= ~bb_square(to)
+        if reach:
+            n = _add_checking_board_moves(p, out, n, s, p.board[s], reach, near_checks,
+                                          False)
+    _sort_by_destination(out, start, n)
+    return n
+
+
+cdef inline bb_t _empty_board_reach(int pc, int s) noexcept nogil:
+    """The squares the slider pc on s attacks on the empty board (a horse's or
+    dragon's steps included): one load, to pass over the sliders that stand on no
+    line through the squares asked about before working out their slides."""
+    cdef int pt = piece_type(pc)
+    if pt == LANCE:
+        return lance_pseudo_attacks(piece_color(pc), s)
+    if pt == ROOK:
+        return rook_pseudo_attacks(s)
+    if pt == BISHOP:
+        return bishop_pseudo_attacks(s)
+    if pt == DRAGON:
+        return rook_pseudo_attacks(s) | usi_tables.step[KING][s]
+    return bishop_pseudo_attacks(s) | usi_tables.step[KING][s]
+
+
+cdef inline void _sort_by_destination(int* moves, int begin, int end) noexcept nogil:
+    """Put board moves in _add_checks_onto's order: by destination, then origin, a
+    promotion before the same move without."""
+    cdef int i, q, m, key
+    for i in range(begin + 1, end):
+        m = moves[i]
+        key = _destination_key(m)
+        q = i
+        while q > begin and _destination_key(moves[q - 1]) > key:
+            moves[q] = moves[q - 1]
+            q -= 1
+        moves[q] = m
+
+
+cdef inline int _destination_key(int m) noexcept nogil:
+    return (((move_to(m) << 7) | move_from(m)) << 1) | (0 if move_is_promotion(m) else 1)
 
 
 cdef inline bint _any_wanted(const bb_t* wanted) noexcept nogil:
@@ -785,24 +856,13 @@ cdef inline bb_t _attacked_near(const Pos* p, int us, int ek, bb_t squares,
     cdef bb_t long_range = p.by_type[LANCE] | p.by_type[BISHOP] | p.by_type[ROOK]
     cdef bb_t sliders = (own & usi_tables.near_king_lines[ek]
                          & (long_range | p.by_type[HORSE] | p.by_type[DRAGON]))
-    cdef bb_t rest, reach, steppers
-    cdef int s, pt
+    cdef bb_t rest, steppers
+    cdef int s
     while sliders:
         s = bb_pop(&sliders)
-        pt = piece_type(p.board[s])
-        # what it would attack on an empty board first: one load, and most sliders
-        # stand on no line through a square still to be settled
-        if pt == LANCE:
-            reach = lance_pseudo_attacks(us, s)
-        elif pt == ROOK:
-            reach = rook_pseudo_attacks(s)
-        elif pt == BISHOP:
-            reach = bishop_pseudo_attacks(s)
-        elif pt == DRAGON:
-            reach = rook_pseudo_attacks(s) | usi_tables.step[KING][s]
-        else:
-            reach = bishop_pseudo_attacks(s) | usi_tables.step[KING][s]
-        if reach & squares & ~attacked:
+        # what it would attack on an empty board first: most sliders stand on no line
+        # through a square still to be settled
+        if _empty_board_reach(p.board[s], s) & squares & ~attacked:
             attacked |= piece_attacks(p.board[s], s, occ) & squares
     rest = squares & ~attacked
     # the step attacks (a horse's or dragon's too) of the few pieces close enough
