@@ -38,6 +38,33 @@ def test_incremental_board_sums_give_the_score_from_scratch(random_weights):
         assert totals[kind] >= 100, kind
 
 
+@pytest.fixture
+def random_piece_values():
+    """Random board and hand values and no king term (material's shape: a king move
+    is then updated like any other, not recounted); restored after."""
+    rng = np.random.default_rng(11)
+    weights = evaluate.material_weights()
+    weights["piece"] = rng.integers(1, 2000, size=16, dtype=np.int32)
+    weights["hand"] = rng.integers(1, 2000, size=8, dtype=np.int32)
+    evaluate.load_weights(weights)
+    yield
+    evaluate.load_weights(evaluate.default_weights())
+
+
+def test_incremental_sums_without_king_terms_give_the_score_from_scratch(
+        random_piece_values):
+    totals = {"checks": 0, "mismatches": 0, "drops": 0, "captures": 0,
+              "promotions": 0, "king_moves": 0}
+    for seed in range(6):
+        for sfen in (STARTPOS, DROPS):
+            for key, value in evaluate.incremental_check(sfen, 1000, seed).items():
+                totals[key] += value
+    assert totals["checks"] >= 10000
+    assert totals["mismatches"] == 0
+    for kind in ("drops", "captures", "promotions", "king_moves"):
+        assert totals[kind] >= 100, kind
+
+
 # black has given a knight for a pawn: the knight is in white's hand, the pawn in black's
 KNIGHT_FOR_PAWN = "lnsgkgsnl/1r5b1/pppppppp1/9/9/9/PPPPPPPPP/1B5R1/LNSGKGS1L b Pn 1"
 

@@ -3,6 +3,7 @@ from usi_engine.core.position cimport Pos
 cdef struct HandSums:
     int board[2]        # per colour: its board pieces' terms (material, distance to
                         # either king), kings excluded; kept move by move by the search
+    int in_hand[2]      # per colour: the values of its pieces in hand, likewise
 
 cdef int evaluate(const Pos* p) noexcept nogil
 cdef int piece_value(int pt) noexcept nogil

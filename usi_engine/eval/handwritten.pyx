@@ -154,38 +154,49 @@ cdef inline int _board_sum(const Pos* p, int c) noexcept nogil:
     return score
 
 
-cdef inline int _hand_and_king(const Pos* p, int c) noexcept nogil:
-    """Colour c's pieces in hand, and its king's exposure to the enemy's hand."""
-    cdef int own_king = p.king_sq[c]
+cdef inline int _in_hand(const Pos* p, int c) noexcept nogil:
+    """The values of colour c's pieces in hand."""
     cdef int score = 0
-    cdef int pt, back_rank_distance, enemy_hand = 0
+    cdef int pt
     cdef unsigned int h = p.hand[c]
     for pt in range(PAWN, KING):
         score += HAND_VALUE[pt] * hand_count(h, pt)
-    if own_king >= 0 and KING_TERMS:
-        back_rank_distance = 8 - square_rank(own_king) if c == BLACK else square_rank(own_king)
-        for pt in range(PAWN, KING):
-            enemy_hand += hand_count(p.hand[c ^ 1], pt)
-        score += KING_EXPOSURE[back_rank_distance] * (4 + enemy_hand) // 8
-        score -= HAND_PRESSURE * enemy_hand * (back_rank_distance > 1)
     return score
 
 
-cdef inline int _from_sums(const Pos* p, int black_board, int white_board) noexcept nogil:
-    cdef int s = (black_board + _hand_and_king(p, BLACK)
-                  - white_board - _hand_and_king(p, WHITE))
+cdef inline int _king_exposure(const Pos* p, int c) noexcept nogil:
+    """Colour c's king's exposure to the enemy's hand."""
+    cdef int own_king = p.king_sq[c]
+    cdef int pt, back_rank_distance, enemy_hand = 0
+    if own_king < 0:
+        return 0
+    back_rank_distance = 8 - square_rank(own_king) if c == BLACK else square_rank(own_king)
+    for pt in range(PAWN, KING):
+        enemy_hand += hand_count(p.hand[c ^ 1], pt)
+    return (KING_EXPOSURE[back_rank_distance] * (4 + enemy_hand) // 8
+            - HAND_PRESSURE * enemy_hand * (back_rank_distance > 1))
+
+
+cdef inline int _from_sums(const Pos* p, int black_pieces, int white_pieces) noexcept nogil:
+    """The score for the side to move from each colour's board and hand terms."""
+    cdef int s = black_pieces - white_pieces
+    if KING_TERMS:      # (material alone has no king terms)
+        s += _king_exposure(p, BLACK) - _king_exposure(p, WHITE)
     return s if p.side == BLACK else -s
 
 
 cdef int evaluate(const Pos* p) noexcept nogil:
     """Score for the side to move."""
-    return _from_sums(p, _board_sum(p, BLACK), _board_sum(p, WHITE))
+    return _from_sums(p, _board_sum(p, BLACK) + _in_hand(p, BLACK),
+                      _board_sum(p, WHITE) + _in_hand(p, WHITE))
 
 
 cdef void hand_refresh(const Pos* p, HandSums* s) noexcept nogil:
-    """The board sums of p from scratch."""
+    """The board and hand sums of p from scratch."""
     s.board[BLACK] = _board_sum(p, BLACK)
     s.board[WHITE] = _board_sum(p, WHITE)
+    s.in_hand[BLACK] = _in_hand(p, BLACK)
+    s.in_hand[WHITE] = _in_hand(p, WHITE)
 
 
 cdef void hand_update(const Pos* p, const HandSums* before, HandSums* after) noexcept nogil:
@@ -203,16 +214,21 @@ cdef void hand_update(const Pos* p, const HandSums* before, HandSums* after) noe
         return
     after.board[mover] = before.board[mover] + _term(p, mover, pt, to)
     after.board[mover ^ 1] = before.board[mover ^ 1]
-    if not move_is_drop(m):
+    after.in_hand[mover] = before.in_hand[mover]
+    after.in_hand[mover ^ 1] = before.in_hand[mover ^ 1]
+    if move_is_drop(m):
+        after.in_hand[mover] -= HAND_VALUE[pt]
+    else:
         after.board[mover] -= _term(p, mover, pt - PROMOTED if move_is_promotion(m) else pt,
                                     move_from(m))
         if captured != EMPTY:
             after.board[mover ^ 1] -= _term(p, mover ^ 1, piece_type(captured), to)
+            after.in_hand[mover] += HAND_VALUE[unpromoted(piece_type(captured))]
 
 
 cdef int hand_value(const Pos* p, const HandSums* s) noexcept nogil:
-    """evaluate(p), from p's board sums kept by hand_update."""
-    return _from_sums(p, s.board[BLACK], s.board[WHITE])
+    """evaluate(p), from p's board and hand sums kept by hand_update."""
+    return _from_sums(p, s.board[BLACK] + s.in_hand[BLACK], s.board[WHITE] + s.in_hand[WHITE])
 
 
 def evaluate_sfen(str sfen) -> int:

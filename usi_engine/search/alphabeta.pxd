@@ -86,7 +86,7 @@ cdef struct Context:
     int static_evals[MAX_PLY + 2]   # per ply, -VALUE_INFINITE when in check
     const KPNet* kp_net           # the learned evaluation's weights; NULL: hand-written
     KPAcc kp_acc[MAX_PLY + 2]     # its sums per ply, updated move by move
-    HandSums hand_sums[MAX_PLY + 2]   # the hand-written one's board sums, likewise
+    HandSums hand_sums[MAX_PLY + 2]   # the hand-written one's board and hand sums, likewise
     int pv[MAX_PLY][MAX_PLY]
     int pv_length[MAX_PLY]
     RootMove* root_moves
