@@ -59,7 +59,8 @@ from usi_engine.core.control cimport Control, ctl_count
 from usi_engine.search.root_moves cimport root_moves_into, record_root_move, sort_root_moves
 from usi_engine.search.move_picker cimport (MovePicker, picker_init, picker_set_histories,
                                             next_move, captured_type, moved_type, is_quiet,
-                                            move_key, score_moves, pick_best)
+                                            move_key, score_moves, pick_best,
+                                            STAGE_GOOD_CAPTURES)
 
 init_tables()
 
@@ -732,7 +733,8 @@ cdef inline int _prune_move(Context* c, const MovePicker* mp, int m, bint quiet,
     to alpha or loses by SEE on its reduced depth (_prune_quiet), and for the captures
     and checks of _prune_capture."""
     if not quiet or check_given:
-        return _prune_capture(c, m, quiet, check_given, depth, searched, alpha, static_eval)
+        return _prune_capture(c, m, quiet, check_given, depth, searched, alpha, static_eval,
+                              mp.stage == STAGE_GOOD_CAPTURES)
     if searched >= mcp_limit:
         return PRUNE_REST
     return _prune_quiet(c, mp, m, depth, searched, alpha, static_eval, best_move)
@@ -786,12 +788,14 @@ cdef inline int _prune_quiet(Context* c, const MovePicker* mp, int m, int depth,
 
 
 cdef int _prune_capture(Context* c, int m, bint quiet, bint check_given, int depth,
-                        int searched, int alpha, int static_eval) noexcept nogil:
+                        int searched, int alpha, int static_eval,
+                        bint wins_exchange) noexcept nogil:
     """The pruning of captures and checks near the leaves (YaneuraOu's margins): a
     capture (no check) whose victim, with a margin of 218 + 223 per ply of reduced depth
     and its capture history, cannot lift the static score to alpha, and any capture or
     check that loses more than 167 per ply (less with a good capture history) by SEE
-    while alpha is not below a draw."""
+    while alpha is not below a draw.  wins_exchange: the picker found SEE >= 0 already
+    (its good captures), so the SEE test holds without asking."""
     cdef Pos* p = &c.pos
     cdef int victim = captured_type(p, m)
     cdef int hist = capture_history(&c.hist, p.side, move_key(p, m), victim)
@@ -808,7 +812,7 @@ cdef int _prune_capture(Context* c, int m, bint quiet, bint check_given, int dep
         margin = 0
     # (alpha >= 0: YaneuraOu's reading of Stockfish's guard for a stalemate sacrifice;
     # pruning at any alpha, as Stockfish does, lost games: docs/experiment-log.md)
-    if alpha >= 0 and not see_ge(p, m, -margin):
+    if alpha >= 0 and not wins_exchange and not see_ge(p, m, -margin):
         return PRUNE_THIS
     return 0
 
