@@ -169,9 +169,10 @@ cdef inline void partial_insertion_sort(int* moves, int* scores, int begin, int 
     The moves that qualify are swapped to the front in list order, each with the first
     of the rest, then sorted by insertion on one 64-bit word a move: its score in the
     high half, the move in the low, so that a shift moves one word (keys: scratch for
-    end - begin of them)."""
+    end - begin of them).  Each one's place is found by halving (the sorted keys
+    below a score form one run at the end), then the keys after it shift down."""
     cdef int sorted_end = begin
-    cdef int i, q, n
+    cdef int i, q, n, lo, hi, mid
     cdef int64_t key, bar
     cdef int64_t high = (<int64_t>1) << 32
     for i in range(begin + 1, end):
@@ -185,9 +186,18 @@ cdef inline void partial_insertion_sort(int* moves, int* scores, int begin, int 
         # (score x 2^32: a left shift of a negative value is undefined in C)
         bar = <int64_t>scores[begin + i] * high
         key = bar + <uint32_t>moves[begin + i]
+        # the first of keys[0:i] below bar (a lower score, whatever its move), where
+        # this key goes: equal scores keep their order
+        lo = 0
+        hi = i
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if keys[mid] < bar:
+                hi = mid
+            else:
+                lo = mid + 1
         q = i
-        # (a key below bar: a lower score, whatever its move; equal scores keep their order)
-        while q > 0 and keys[q - 1] < bar:
+        while q > lo:
             keys[q] = keys[q - 1]
             q -= 1
         keys[q] = key
