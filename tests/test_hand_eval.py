@@ -25,17 +25,26 @@ def random_weights():
     evaluate.load_weights(evaluate.default_weights())
 
 
-def test_incremental_board_sums_give_the_score_from_scratch(random_weights):
+def random_walk_totals() -> dict:
+    """incremental_check's counts over 12 random walks of 1,000 moves."""
     totals = {"checks": 0, "mismatches": 0, "drops": 0, "captures": 0,
               "promotions": 0, "king_moves": 0}
     for seed in range(6):
         for sfen in (STARTPOS, DROPS):
             for key, value in evaluate.incremental_check(sfen, 1000, seed).items():
                 totals[key] += value
+    return totals
+
+
+def assert_sums_agree_on_every_kind_of_move(totals: dict) -> None:
     assert totals["checks"] >= 10000
     assert totals["mismatches"] == 0
     for kind in ("drops", "captures", "promotions", "king_moves"):
         assert totals[kind] >= 100, kind
+
+
+def test_incremental_board_sums_give_the_score_from_scratch(random_weights):
+    assert_sums_agree_on_every_kind_of_move(random_walk_totals())
 
 
 @pytest.fixture
@@ -53,16 +62,7 @@ def random_piece_values():
 
 def test_incremental_sums_without_king_terms_give_the_score_from_scratch(
         random_piece_values):
-    totals = {"checks": 0, "mismatches": 0, "drops": 0, "captures": 0,
-              "promotions": 0, "king_moves": 0}
-    for seed in range(6):
-        for sfen in (STARTPOS, DROPS):
-            for key, value in evaluate.incremental_check(sfen, 1000, seed).items():
-                totals[key] += value
-    assert totals["checks"] >= 10000
-    assert totals["mismatches"] == 0
-    for kind in ("drops", "captures", "promotions", "king_moves"):
-        assert totals[kind] >= 100, kind
+    assert_sums_agree_on_every_kind_of_move(random_walk_totals())
 
 
 # black has given a knight for a pawn: the knight is in white's hand, the pawn in black's

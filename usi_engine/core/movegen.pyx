@@ -476,7 +476,7 @@ cdef int _add_covering_checks(const Pos* p, int* out, const bb_t* direct,
     for pt in range(PAWN, DRAGON + 1):
         targets |= wanted[pt]
     n = _add_checks_onto(p, out, n, targets & ~own, own & ~free, pinned, wanted)
-    _sort_board_moves(out, first_board, n)
+    _sort_board_moves(out, first_board, n, False)
     return n
 
 
@@ -503,22 +503,25 @@ cdef inline int _add_checks_onto(const Pos* p, int* out, int n, bb_t targets, bb
     return n
 
 
-cdef inline void _sort_board_moves(int* moves, int begin, int end) noexcept nogil:
+cdef inline void _sort_board_moves(int* moves, int begin, int end,
+                                   bint by_destination) noexcept nogil:
     """Put moves[begin:end] (board moves) in generation order: by origin square, then
-    destination, a promotion before the same move without."""
+    destination (by_destination: the other way round, _add_checks_onto's order), a
+    promotion before the same move without."""
     cdef int i, q, m, key
     for i in range(begin + 1, end):
         m = moves[i]
-        key = _generation_key(m)
+        key = _generation_key(m, by_destination)
         q = i
-        while q > begin and _generation_key(moves[q - 1]) > key:
+        while q > begin and _generation_key(moves[q - 1], by_destination) > key:
             moves[q] = moves[q - 1]
             q -= 1
         moves[q] = m
 
 
-cdef inline int _generation_key(int m) noexcept nogil:
-    return ((m & 0x3FFF) << 1) | (0 if move_is_promotion(m) else 1)
+cdef inline int _generation_key(int m, bint by_destination) noexcept nogil:
+    cdef int squares = ((move_to(m) << 7) | move_from(m)) if by_destination else m & 0x3FFF
+    return (squares << 1) | (0 if move_is_promotion(m) else 1)
 
 
 cdef int drop_dominated(const Pos* p, int* moves, int n) noexcept nogil:
@@ -773,7 +776,7 @@ cdef inline int _add_near_check_moves(const Pos* p, int* out, int n, const bb_t*
         if reach:
             n = _add_checking_board_moves(p, out, n, s, p.board[s], reach, near_checks,
                                           False)
-    _sort_by_destination(out, start, n)
+    _sort_board_moves(out, start, n, True)
     return n
 
 
@@ -791,24 +794,6 @@ cdef inline bb_t _empty_board_reach(int pc, int s) noexcept nogil:
     if pt == DRAGON:
         return rook_pseudo_attacks(s) | usi_tables.step[KING][s]
     return bishop_pseudo_attacks(s) | usi_tables.step[KING][s]
-
-
-cdef inline void _sort_by_destination(int* moves, int begin, int end) noexcept nogil:
-    """Put board moves in _add_checks_onto's order: by destination, then origin, a
-    promotion before the same move without."""
-    cdef int i, q, m, key
-    for i in range(begin + 1, end):
-        m = moves[i]
-        key = _destination_key(m)
-        q = i
-        while q > begin and _destination_key(moves[q - 1]) > key:
-            moves[q] = moves[q - 1]
-            q -= 1
-        moves[q] = m
-
-
-cdef inline int _destination_key(int m) noexcept nogil:
-    return (((move_to(m) << 7) | move_from(m)) << 1) | (0 if move_is_promotion(m) else 1)
 
 
 cdef inline bint _any_wanted(const bb_t* wanted) noexcept nogil:
