@@ -33,14 +33,38 @@ def chosen(book, sfen, settings, tries=200, seed=1) -> dict[str, int]:
     return counts
 
 
-def test_a_hit_lists_every_candidate_then_picks_one_with_its_ponder():
-    hit, notes = probe(small_book(), Position(START), OPEN, random.Random(1))
-    assert hit is not None and notes == []
-    assert hit.info_lines[0] == "info multipv 1 score cp 50 depth 20 pv 7g7f 3c3d"
-    assert hit.info_lines[1].startswith("info multipv 2 score cp 40 depth 20 pv 2g2f 8c8d")
-    assert hit.info_lines[2] == "info multipv 3 score cp -100 depth 20 pv 5g5f"
-    lines = hit.usi_lines()
-    assert lines[-1].startswith("bestmove ")
+def test_a_hit_reports_only_the_chosen_move_under_multipv_1():
+    for seed in range(8):
+        hit, notes = probe(small_book(), Position(START), OPEN, random.Random(seed))
+        assert hit is not None and notes == []
+        played = Position(START).move_to_usi(hit.best)
+        assert len(hit.info_lines) == 1
+        assert hit.info_lines[0].startswith("info score cp ")
+        assert f" pv {played}" in hit.info_lines[0]
+        assert hit.usi_lines()[-1].startswith(f"bestmove {played}")
+
+
+def test_the_chosen_book_move_is_line_1_with_its_value_and_depth():
+    values = {"7g7f": 50, "2g2f": 40, "5g5f": -100}
+    seen = set()
+    for seed in range(30):
+        hit, _ = probe(small_book(), Position(START), replace(OPEN, multipv=3),
+                       random.Random(seed))
+        played = Position(START).move_to_usi(hit.best)
+        seen.add(played)
+        assert hit.info_lines[0].startswith(
+            f"info multipv 1 score cp {values[played]} depth 20 pv {played}")
+    assert len(seen) >= 2                 # line 1 followed the choice, not the book order
+
+
+def test_multipv_n_lists_the_other_candidates_in_book_order_after_the_chosen():
+    hit, _ = probe(small_book(), Position(START), replace(OPEN, multipv=3), random.Random(1))
+    played = Position(START).move_to_usi(hit.best)
+    others = [m for m in ("7g7f", "2g2f", "5g5f") if m != played]
+    assert [line.split()[2] for line in hit.info_lines] == ["1", "2", "3"]
+    assert [line.split(" pv ")[1].split()[0] for line in hit.info_lines] == [played, *others]
+    two, _ = probe(small_book(), Position(START), replace(OPEN, multipv=2), random.Random(1))
+    assert len(two.info_lines) == 2
 
 
 def test_own_book_off_and_no_book_give_nothing():

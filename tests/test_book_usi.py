@@ -1,6 +1,6 @@
 """A USI session with a book: loaded at isready (not before usiok), a hit answered
-within a few ms with its info multipv lines, illegal book moves reported, a miss
-searched."""
+within a few ms with the played move's book line (every candidate under MultiPV),
+illegal book moves reported, a miss searched."""
 from __future__ import annotations
 
 import time
@@ -43,7 +43,7 @@ def warm_hit_cost_ms(engine: UsiProcess, tries: int = 5) -> float:
     return latency_bound(costs)
 
 
-def test_book_hit_answers_in_milliseconds_with_multipv_lines(tmp_path):
+def test_book_hit_answers_in_milliseconds_with_the_played_moves_line(tmp_path):
     write_db(str(tmp_path / "mine.db"), make_book())
     with UsiProcess(book=True) as engine:
         reply = engine.usi(10.0)
@@ -58,9 +58,10 @@ def test_book_hit_answers_in_milliseconds_with_multipv_lines(tmp_path):
         assert any("BookFile: read" in line.text for line in before)
         lines, at = engine.go("position startpos", "go btime 60000 wtime 60000 byoyomi 0")
         texts = [line.text for line in lines]
-        assert texts[0] == "info multipv 1 score cp 30 depth 20 pv 7g7f 3c3d"
-        assert texts[1].startswith("info multipv 2 score cp 25 depth 20 pv 2g2f 8c8d")
         assert texts[-1] in ("bestmove 7g7f ponder 3c3d", "bestmove 2g2f ponder 8c8d")
+        assert texts[:-1] == (["info score cp 30 depth 20 pv 7g7f 3c3d"]
+                              if texts[-1].startswith("bestmove 7g7f")
+                              else ["info score cp 25 depth 20 pv 2g2f 8c8d"])
         elapsed_ms = (lines[-1].at - at) * 1000
         assert elapsed_ms < COLD_HIT_LIMIT_MS, elapsed_ms
         assert warm_hit_cost_ms(engine) < 20
@@ -69,7 +70,8 @@ def test_book_hit_answers_in_milliseconds_with_multipv_lines(tmp_path):
         texts = [line.text for line in lines]
         assert any(t.startswith("info string book: illegal move 5e5d") for t in texts)
         assert texts[-1].startswith("bestmove 3c3d") or texts[-1].startswith("bestmove 4a5b")
-        assert "multipv" in texts[-2]
+        assert texts[-2].startswith("info score cp -2")
+        assert f"pv {texts[-1].split()[1]}" in texts[-2]
 
         # out of the book: the search plays
         lines, _ = engine.go("position startpos moves 2g2f 3c3d", "go depth 2")
@@ -78,7 +80,7 @@ def test_book_hit_answers_in_milliseconds_with_multipv_lines(tmp_path):
         # USI_OwnBook false: searched even in the book
         engine.setoption("USI_OwnBook", "false")
         lines, _ = engine.go("position startpos", "go depth 1")
-        assert not any("multipv" in line.text for line in lines)
+        assert not any("depth 20 pv" in line.text for line in lines)
 
 
 def test_apery_book_and_on_the_fly_in_a_session(tmp_path):
@@ -89,7 +91,9 @@ def test_apery_book_and_on_the_fly_in_a_session(tmp_path):
         engine.setoption("BookFile", str(tmp_path / "book.bin"))
         engine.isready()
         lines, _ = engine.go("position startpos", "go byoyomi 1000")
-        assert lines[0].text.startswith("info multipv 1 score cp 30 depth 256 pv 7g7f")
+        assert lines[0].text.startswith({"7g7f": "info score cp 30 depth 256 pv 7g7f",
+                                         "2g2f": "info score cp 25 depth 256 pv 2g2f"
+                                         }[lines[-1].text.split()[1]])
         engine.setoption("BookFile", str(tmp_path / "sorted.db"))
         engine.setoption("BookOnTheFly", "true")
         engine.isready()
@@ -143,7 +147,8 @@ def test_the_shipped_book_is_played_from_the_start_by_default():
         lines, at = engine.go("position startpos", "go btime 0 wtime 0 byoyomi 1000")
         texts = [line.text for line in lines]
         assert texts[-1].split()[1] in playable_moves
-        assert any(text.startswith("info multipv 1 score cp") for text in texts)
+        assert texts[-2].startswith("info score cp")
+        assert f" pv {texts[-1].split()[1]}" in texts[-2]
         assert (lines[-1].at - at) < 0.5
 
 
@@ -169,4 +174,21 @@ def test_no_book_after_a_book_drops_it(tmp_path):
         lines, _ = engine.go("position startpos", "go depth 2")
         texts = [line.text for line in lines]
         assert any(text.startswith("info depth") for text in texts)
-        assert not any(text.startswith("info multipv 1 score cp 30 depth 20") for text in texts)
+        assert not any(text.startswith("info score cp 30 depth 20") for text in texts)
+
+
+def test_under_multipv_3_a_book_hit_lists_the_played_move_first_then_the_others(tmp_path):
+    write_db(str(tmp_path / "mine.db"), make_book())
+    with UsiProcess(book=True) as engine:
+        engine.usi(10.0)
+        engine.setoption("BookFile", str(tmp_path / "mine.db"))
+        engine.setoption("MultiPV", "3")
+        engine.isready(30.0)
+        lines, _ = engine.go("position startpos", "go byoyomi 1000")
+        texts = [line.text for line in lines]
+        played = texts[-1].split()[1]
+        other = "2g2f" if played == "7g7f" else "7g7f"
+        assert texts[0].startswith("info multipv 1 score cp ")
+        assert f" pv {played}" in texts[0]
+        assert texts[1].startswith("info multipv 2 ") and f" pv {other}" in texts[1]
+        assert len(texts) == 3                     # only two candidates in this book

@@ -2,7 +2,9 @@
 
 :func:`probe` looks the position up (and, with FlippedBook, the colour-flipped
 position), drops moves that are not legal here (each reported), prints every
-candidate as an ``info ... multipv`` line, filters them by the options and picks one.
+filters them by the options and picks one. The chosen move is reported first, as the
+line a GUI attaches to the move played (its book value and depth); the other
+candidates follow as ``multipv 2..N`` lines only under ``MultiPV`` N > 1.
 
 The options (the names YaneuraOu's users know), as :class:`BookSettings`:
 
@@ -19,6 +21,7 @@ The options (the names YaneuraOu's users know), as :class:`BookSettings`:
 * ``BookPvMoves``: length of the PV shown, followed through the book.
 * ``IgnoreBookPly``: match a position whatever its ply.
 * ``FlippedBook``: look up the colour-flipped position too.
+* ``MultiPV``: how many candidates are reported (the chosen move first).
 """
 from __future__ import annotations
 
@@ -52,6 +55,7 @@ class BookSettings:
     pv_moves: int = 8
     ignore_ply: bool = False
     flipped: bool = True
+    multipv: int = 1
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> "BookSettings":
@@ -64,7 +68,8 @@ class BookSettings:
             depth_limit=int(options["BookDepthLimit"]),
             consider_count=bool(options["ConsiderBookMoveCount"]),
             narrow=bool(options["NarrowBook"]), pv_moves=int(options["BookPvMoves"]),
-            ignore_ply=bool(options["IgnoreBookPly"]), flipped=bool(options["FlippedBook"]))
+            ignore_ply=bool(options["IgnoreBookPly"]), flipped=bool(options["FlippedBook"]),
+            multipv=int(options.get("MultiPV", 1)))
 
 
 @dataclass
@@ -176,8 +181,6 @@ def probe(book: LookupBook | None, position: Any, settings: BookSettings,
     """Choose a book move for ``position`` (a Position). Returns ``(hit, notes)``:
     ``hit`` None when the book gives no move (``notes`` then say why, where it is worth
     saying: illegal book moves, the filters that emptied the list)."""
-    from usi_engine.core.position import move_to_usi
-
     notes: list[str] = []
     if book is None or not settings.own_book:
         return None, notes
@@ -203,13 +206,7 @@ def probe(book: LookupBook | None, position: Any, settings: BookSettings,
     if not candidates:
         return None, notes
     total = max(1, sum(max(m.count, 0) for m, _ in candidates))
-    info_lines = []
-    if not silent:
-        for index, (move, legal) in enumerate(candidates, start=1):
-            pv = _pv(book, position, legal, _legal_after(position, legal, move.ponder),
-                     settings)
-            info_lines.append(f"info multipv {index} score cp {move.value} depth {move.depth} "
-                              f"pv {' '.join(move_to_usi(m) for m in pv)}")
+    listed = list(candidates)            # every legal candidate, for the MultiPV lines
     if settings.narrow:
         before = len(candidates)
         candidates = [c for c in candidates if c[0].count * 10 >= total]
@@ -240,7 +237,26 @@ def probe(book: LookupBook | None, position: Any, settings: BookSettings,
         chosen = candidates[rng.randrange(len(candidates))]
     move, best = chosen
     ponder = _ponder(book, position, move, best, settings)
+    info_lines = [] if silent else _info_lines(book, position, chosen, listed, settings)
     return BookHit(best, ponder, info_lines, notes), []
+
+
+def _info_lines(book: LookupBook, position: Any, chosen: tuple[BookMove, int],
+                listed: list[tuple[BookMove, int]], settings: BookSettings) -> list[str]:
+    """The ``info`` lines of a book hit: the chosen move as line 1 (a GUI attaches the
+    last line 1 to the move played), then, under MultiPV N > 1, up to N - 1 of the other
+    candidates in book order."""
+    from usi_engine.core.position import move_to_usi
+
+    shown = [chosen] + [c for c in listed if c[1] != chosen[1]]
+    shown = shown[:max(1, settings.multipv)]
+    lines = []
+    for index, (move, legal) in enumerate(shown, start=1):
+        pv = _pv(book, position, legal, _legal_after(position, legal, move.ponder), settings)
+        label = f" multipv {index}" if settings.multipv > 1 else ""
+        lines.append(f"info{label} score cp {move.value} depth {move.depth} "
+                     f"pv {' '.join(move_to_usi(m) for m in pv)}")
+    return lines
 
 
 def _legal_after(position: Any, move: int, text: str) -> int:
