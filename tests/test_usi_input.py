@@ -99,6 +99,32 @@ def test_a_failing_go_mate_is_still_answered_by_checkmate():
 
 
 # ---- positions the rules cannot have ----------------------------------------------------------
+@pytest.mark.parametrize("line,named", [
+    ("position startpos move 7g7f", "'move'"),
+    ("position startpos 7g7f", "'7g7f'"),
+    ("position 7g7f", "'7g7f'"),
+    ("position", "got nothing"),
+    ("position moves 7g7f", "'moves'"),
+    ("position startpos sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
+     "'sfen'"),
+    ("position sfen 4k4/9/9/9/9/9/9/9/4K4 b - 1 7g7f", "'7g7f'"),
+    ("position sfen 4k4/9/9/9/9/9/9/9/4K4 b - 1 1 moves 5i5h", "'1'"),
+    ("position sfen 4k4/9/9/9/9/9/9/9/4K4 b", "2 fields"),
+])
+def test_a_position_line_usi_does_not_allow_is_named_and_the_old_position_kept(line, named):
+    engine, said = in_process("position startpos moves 2g2f", line)
+    assert len(said) == 1 and said[0].startswith("info string error: position: "), said
+    assert named in said[0] and said[0].endswith("position unchanged"), said
+    assert engine._position_now().usi_position().endswith(" moves 2g2f")
+
+
+def test_position_keywords_and_an_empty_move_list_are_what_usi_allows():
+    engine, said = in_process("position startpos moves", "position sfen 4k4/9/9/9/9/9/9/9/4K4 b - "
+                              "moves 5i5h", "position startpos moves 7g7f")
+    assert said == []
+    assert engine._position_now().usi_position().endswith(" moves 7g7f")
+
+
 @pytest.mark.parametrize("sfen", ["9/9/9/9/9/9/9/9/9 b - 1", "9/9/9/9/4P4/9/9/9/9 w G 1"])
 def test_a_position_without_any_king_is_refused_and_the_old_one_kept(engine, sfen):
     engine.send("position startpos moves 7g7f", f"position sfen {sfen}")

@@ -17,6 +17,7 @@ import pytest
 
 from conftest import latency_bound, under_wine
 from usi_client import ROOT, UsiProcess, engine_command, engine_env
+from usi_engine.usi.client import UsiTimeout
 
 # --- positions ------------------------------------------------------------------------------
 
@@ -612,6 +613,42 @@ def test_bestmove_carries_a_legal_ponder_move(engine):
 def test_bestmove_resign_when_there_is_no_legal_move(engine):
     lines, _ = engine.go(MATED, "go btime 1000 wtime 1000 byoyomi 1000")
     assert bestmove_of(lines) == ("resign", None)
+
+
+def test_a_mated_side_to_move_is_answered_at_once_with_score_mate_minus_0(engine):
+    lines, at = engine.go(MATED, "go btime 1000 wtime 1000 byoyomi 1000")
+    assert [line.text for line in lines] == ["info depth 0 score mate -0", "bestmove resign"]
+    assert lines[-1].at - at < 1.0
+
+
+def test_a_mated_side_to_move_under_go_infinite_says_one_line_and_waits_for_stop(engine):
+    engine.send(MATED, "go infinite")
+    first = engine.read_line(5.0)
+    assert first.text == "info depth 0 score mate -0"
+    with pytest.raises(UsiTimeout):         # nothing more until stop
+        engine.read_line(0.5)
+    engine.send("stop")
+    assert engine.read_line(5.0).text == "bestmove resign"
+
+
+def multipv_indices(lines) -> list[int]:
+    """The multipv index of every line of a search report (bounds aside)."""
+    return [i["multipv"] for i in search_infos(lines)
+            if "multipv" in i and "upperbound" not in i and "lowerbound" not in i]
+
+
+def test_every_report_under_multipv_3_carries_all_three_lines_in_order(engine):
+    # A busy position: iterations outlast the 500 ms progress reports; after stop the
+    # final report is a whole block too (a GUI shows the newest block it reads).
+    engine.send("setoption name MultiPV value 3", BUSY, "go infinite")
+    time.sleep(2.5)
+    engine.send("stop")
+    lines = engine.read_until("bestmove", 10.0)
+    indices = multipv_indices(lines)
+    assert indices and len(indices) % 3 == 0, indices
+    assert indices == [1, 2, 3] * (len(indices) // 3), indices
+    texts = [line.text for line in lines]
+    assert [multipv_indices([line]) for line in lines[-4:-1]] == [[1], [2], [3]], texts[-4:]
 
 
 def test_a_mate_against_us_is_played_out_under_the_default_resign_value(engine):

@@ -20,7 +20,8 @@ class SearchResult:
     """Outcome of a search.  best and ponder are moves (ints; 0 when none); the score is
     from the side to move's view: score_mate in plies (negative when being mated) when
     a mate was found, else None and score_cp in centipawns; pv is the principal
-    variation."""
+    variation; lines, under MultiPV N > 1, the progress dicts of all N lines of the
+    last completed iteration (line 1 first), else empty."""
     best: int
     ponder: int
     score_cp: int
@@ -30,9 +31,11 @@ class SearchResult:
     nodes: int
     time_ms: int
     pv: list[int]
+    lines: list[dict[str, Any]]
     def __init__(self, best: int = ..., ponder: int = ..., score_cp: int = ...,
                  score_mate: int | None = ..., depth: int = ..., seldepth: int = ...,
-                 nodes: int = ..., time_ms: int = ..., pv: Iterable[int] = ...) -> None: ...
+                 nodes: int = ..., time_ms: int = ..., pv: Iterable[int] = ...,
+                 lines: Iterable[dict[str, Any]] = ...) -> None: ...
 
 class Searcher:
     """Owns the transposition table, histories and its evaluation (the shipped network

@@ -71,15 +71,17 @@ cdef void _report_progress(void* owner) noexcept with gil:
 class SearchResult:
     """Outcome of `Searcher.search`: best and ponder moves (0 when none), score from the
     side to move's view (score_mate in plies when a mate was found, else None), depth
-    reached, node count, time, principal variation."""
+    reached, node count, time, principal variation; under MultiPV N > 1, ``lines``: the
+    info dicts of all N lines of the last completed iteration, line 1 first (else [])."""
     __slots__ = ("best", "ponder", "score_cp", "score_mate", "depth", "seldepth", "nodes",
-                 "time_ms", "pv")
+                 "time_ms", "pv", "lines")
 
     def __init__(self, best=0, ponder=0, score_cp=0, score_mate=None, depth=0, seldepth=0,
-                 nodes=0, time_ms=0, pv=()):
+                 nodes=0, time_ms=0, pv=(), lines=()):
         self.best, self.ponder, self.score_cp, self.score_mate = best, ponder, score_cp, score_mate
         self.depth, self.seldepth, self.nodes, self.time_ms = depth, seldepth, nodes, time_ms
         self.pv = list(pv)
+        self.lines = list(lines)
 
     def __repr__(self):
         return ("SearchResult(best={0.best}, score_cp={0.score_cp}, score_mate={0.score_mate}, "
@@ -660,8 +662,9 @@ cdef class Searcher:
 
     def _emit_progress(self) -> None:
         """Every 500 ms (and at a reported fail-low/high): the last completed iteration's
-        lines (all of them if one was held back by PvInterval, else the best one with
-        the node count brought up to date), at most once per PvInterval."""
+        lines, all MultiPV of them (a GUI reads the newest block of lines), with the node
+        count brought up to date where none was held back by PvInterval; at most once per
+        PvInterval."""
         if self.on_info is None:
             return
         now = max(self._elapsed_ms(), 0)
@@ -676,9 +679,11 @@ cdef class Searcher:
             for k in range(self.multipv):
                 self.on_info(self._line_info(k, depth))
             return
-        info = self._line_info(0, self.ctx.current_depth - 1)
-        info["seldepth"] = max(self.ctx.seldepth, info["depth"])
-        self.on_info(info)
+        for k in range(self.multipv):
+            info = self._line_info(k, self.ctx.current_depth - 1)
+            if k == 0:
+                info["seldepth"] = max(self.ctx.seldepth, info["depth"])
+            self.on_info(info)
 
     def _emit_bound(self, long long now) -> None:
         """An aspiration fail-low (upper bound) or fail-high (lower bound) of the
@@ -711,7 +716,9 @@ cdef class Searcher:
             pv = [rm.pv[i] for i in range(rm.pv_length)]
         fields = _score_fields(v) if v != -VALUE_INFINITE else {"score_cp": 0}
         pv = self._extended(pv)      # (as reported, under extend_pv)
-        return SearchResult(best=move, ponder=pv[1] if len(pv) > 1 else 0,
+        lines = ([self._line_info(k, completed) for k in range(len(self.completed_lines))]
+                 if self.multipv > 1 and len(self.completed_lines) == self.multipv else [])
+        return SearchResult(best=move, ponder=pv[1] if len(pv) > 1 else 0, lines=lines,
                             score_cp=fields.get("score_cp", 0),
                             score_mate=fields.get("score_mate"), depth=completed,
                             seldepth=max(seldepth, completed), nodes=self._total_nodes(),

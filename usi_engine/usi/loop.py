@@ -135,6 +135,21 @@ class SearchJob:
             self.stopper()
 
 
+def _final_report(final: dict[str, Any], block: list[dict[str, Any]],
+                  last_block: dict[int, dict[str, Any]], show_multipv: bool) -> list[str]:
+    """The info lines before bestmove: the full statistics of the result, unless the
+    last lines printed said it all. Under MultiPV N the whole block of N lines (with
+    the final node count), since a GUI shows the newest block it reads."""
+    if show_multipv and block:
+        if all(same_line(info, last_block.get(index))
+               for index, info in enumerate(block, start=1)):
+            return []
+        return [format_info(info, True) for info in block]
+    if same_line(final, last_block.get(1)):
+        return []
+    return [format_info(final, show_multipv)]
+
+
 def _mate_probe_budget(hard_ms: int | None) -> int:
     """Time for the df-pn probe that runs before the tree search: a tenth of the hard
     deadline up to 200 ms (300 ms when unlimited), none under 500 ms."""
@@ -588,26 +603,20 @@ class UsiEngine:
     def cmd_position(self, args: list[str], rest: str, received_at: float) -> None:
         """``position startpos|sfen <sfen> [moves ...]``.
 
-        A bad SFEN keeps the previous position; an illegal move stops there (the
-        position is the one before it). Both are reported.
+        A line USI does not allow (``move`` for ``moves``, a stray token) or a bad SFEN
+        keeps the previous position; an illegal move stops there (the position is the
+        one before it). Each is reported with an ``info string error``.
         """
         from usi_engine.core.position import Position, STARTPOS_SFEN
+        from usi_engine.usi.position_line import PositionLineError, parse_position_line
 
-        lowered = [a.lower() for a in args]
-        moves_at = lowered.index("moves") if "moves" in lowered else len(args)
-        head, moves = args[:moves_at], args[moves_at + 1:]
-        head_lower = lowered[:moves_at]
-        if "startpos" in head_lower:
-            sfen = STARTPOS_SFEN
-        elif "sfen" in head_lower:
-            fields = head[head_lower.index("sfen") + 1:]
-            if not fields:
-                self.error("position: sfen needs <board> <side> <hand> [<ply>]; position unchanged")
-                return
-            sfen = " ".join(fields)
-        else:
-            self.error("position: expected startpos or sfen; position unchanged")
+        try:
+            line = parse_position_line(args)
+        except PositionLineError as exc:
+            self.error(f"position: {exc}; position unchanged")
             return
+        sfen = STARTPOS_SFEN if line.sfen is None else line.sfen
+        moves = line.moves
         try:
             position = Position(sfen)
         except ValueError as exc:
@@ -729,7 +738,10 @@ class UsiEngine:
         options = job.options
         legal = position.legal_moves()
         if not legal:
-            return ["info string no legal move", "bestmove resign"]
+            # mated (or no move at all): said at once, as YaneuraOu says it; under go
+            # infinite or ponder only the bestmove waits for stop
+            self.out.write("info depth 0 score mate -0")
+            return ["bestmove resign"]
         rule = str(options["EnteringKingRule"])
         if job.stochastic:
             pass  # the opponent is to move here: its declaration is no move of ours
@@ -759,7 +771,7 @@ class UsiEngine:
 
         multipv = int(options["MultiPV"])
         show_multipv = multipv > 1
-        last_main_line: list[dict[str, Any]] = []   # the last info printed for the best line
+        last_block: dict[int, dict[str, Any]] = {}   # the last info printed for each line
 
         def on_info(info: dict[str, Any]) -> None:
             # Runs in this worker thread, inside search(). Also closes two races:
@@ -776,8 +788,7 @@ class UsiEngine:
                 searcher.set_deadlines(*_deadlines(job.plan, hit))
             if not cancelled:
                 self.out.write(format_info(info, show_multipv))
-                if info.get("multipv", 1) == 1:
-                    last_main_line[:] = [info]
+                last_block[int(info.get("multipv", 1))] = info
 
         with job.lock:
             if job.params.ponder and job.ponderhit_at is None:
@@ -829,10 +840,7 @@ class UsiEngine:
             "hashfull": searcher.hashfull(), "multipv": 1,
             "score_cp": result.score_cp, "score_mate": result.score_mate, "pv": result.pv,
         }
-        lines = list(notes)
-        if not same_line(final, last_main_line[0] if last_main_line else None):
-            # The full statistics before bestmove, unless the last info said it all.
-            lines.append(format_info(final, show_multipv))
+        lines = list(notes) + _final_report(final, result.lines, last_block, show_multipv)
 
         analysing = job.plan.infinite or bool(options["USI_AnalyseMode"])
         resign_value = int(options["ResignValue"])
