@@ -4,7 +4,7 @@ their local runs; a worker killed in the middle of a run loses no batch (Ray run
 task again) and the run completes; a rerun resumes from the files.
 
 Marked slow (starting Ray takes tens of seconds on two cores); needs Ray
-(``pip install "usi-engine[cluster]"``): ``python -m pytest -m slow tests/test_cluster_ray.py``.
+(``pip install ray``): ``python -m pytest -m slow tests/test_cluster_ray.py``.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("ray", reason='Ray is not installed (pip install "usi-engine[cluster]")')
+pytest.importorskip("ray", reason="Ray is not installed (pip install ray)")
 
 pytestmark = pytest.mark.slow
 

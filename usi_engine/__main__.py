@@ -698,7 +698,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="usi-engine",
         description="A shogi engine speaking USI. Without a command it runs the USI loop "
                     "on stdin/stdout (register the usi-engine executable in a GUI); the "
-                    "commands below are for perft, benchmarks and tsume solving.",
+                    "commands below count and time (perft, bench), solve tsume (mate), "
+                    "play on a CSA server (csa), make and learn from training data "
+                    "(gensfen, relabel, learn, learn-net), handle books (book), convert "
+                    "and analyse game records (convert, analyze).",
         epilog="Bad arguments: one line on stderr and exit code 2. Ctrl-C: exit code "
                "130. Output piped into a reader that stops early (usi-engine bench | "
                "head -1): the command stops quietly with exit code 141 (128 + SIGPIPE).")

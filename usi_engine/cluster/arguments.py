@@ -13,7 +13,7 @@ def add_ray_argument(parser: argparse.ArgumentParser, unit: str) -> None:
         "--ray", nargs="?", const="", default=None, metavar="ADDRESS",
         help=f"run each task ({unit}) on Ray: without ADDRESS a local Ray started here, "
              "else the cluster at ADDRESS (HOST:PORT of its head, 'auto', or "
-             "ray://HOST:10001); needs pip install \"usi-engine[cluster]\"; the output "
+             "ray://HOST:10001); needs Ray (pip install ray); the output "
              "is the same as without --ray")
 
 

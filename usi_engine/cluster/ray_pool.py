@@ -1,5 +1,5 @@
 """Batches as Ray tasks: the same work the commands give their local process pools,
-run on a Ray cluster (``pip install "usi-engine[cluster]"``).
+run on a Ray cluster (``pip install ray``, or ``pip install '.[cluster]'`` in a checkout).
 
 Each task is a function of the package applied to one batch; a Ray worker process
 runs the command's initializer once (its engine: a Searcher, a network, a teacher)
@@ -26,7 +26,7 @@ from typing import Any
 
 __all__ = ["RayPool", "RayConnectError", "ray_available", "MISSING_RAY"]
 
-MISSING_RAY = ('--ray needs Ray: pip install "usi-engine[cluster]" (or pip install ray) '
+MISSING_RAY = ("--ray needs Ray: pip install ray (in a checkout: pip install '.[cluster]') "
                "on this machine and on every machine of the cluster")
 
 _STATE: dict[str, Any] = {}
