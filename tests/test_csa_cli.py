@@ -60,3 +60,50 @@ def test_the_default_retries_last_about_15_minutes():
     bridge = Bridge.__new__(Bridge)
     bridge.config = BridgeConfig()
     assert _duration(bridge._retry_seconds()) == "15 min"
+
+
+def _unresolvable(errno: int):
+    def create_connection(*args, **kwargs):
+        raise socket.gaierror(errno, "Name or service not known")
+    return create_connection
+
+
+def _bridge(tmp_path, **settings) -> Bridge:
+    config = BridgeConfig(host="nosuch.invalid", port=4081, id="tester", password=PASSWORD,
+                          keep_alive=0, engine=[sys.executable, FAKE],
+                          log_dir=str(tmp_path / "logs"), backoff_initial_s=0.01,
+                          backoff_max_s=0.02, engine_timeout_s=10, **settings)
+    return Bridge(config, stream=io.StringIO())
+
+
+def test_a_server_name_that_does_not_resolve_is_an_error_at_once(tmp_path, monkeypatch):
+    monkeypatch.setattr(socket, "create_connection", _unresolvable(socket.EAI_NONAME))
+    bridge = _bridge(tmp_path)                       # the default: 8 retries
+    assert bridge.run() == 1
+    console = bridge.log.stream.getvalue()
+    assert "cannot resolve the server name 'nosuch.invalid'" in console
+    assert "not retrying" in console and "reconnecting" not in console
+    assert console.count("connecting to nosuch.invalid") == 1
+
+
+def test_a_resolver_that_is_down_for_now_is_retried(tmp_path, monkeypatch):
+    monkeypatch.setattr(socket, "create_connection", _unresolvable(socket.EAI_AGAIN))
+    bridge = _bridge(tmp_path, max_failures=2)
+    assert bridge.run() == 1
+    assert bridge.log.stream.getvalue().count("connecting to nosuch.invalid") == 3
+
+
+def test_retries_limits_the_attempts(tmp_path):
+    from usi_engine.__main__ import build_parser
+    from usi_engine.csa.config import build_config
+    args = build_parser().parse_args(["csa", "--host", "127.0.0.1", "--port",
+                                      str(_closed_port()), "--id", "tester", "--password",
+                                      PASSWORD, "--retries", "1"])
+    config = build_config(args)
+    assert config.max_failures == 1
+    config.engine, config.log_dir = [sys.executable, FAKE], str(tmp_path / "logs")
+    config.backoff_initial_s, config.keep_alive = 0.01, 0
+    console = io.StringIO()
+    assert Bridge(config, stream=console).run() == 1
+    assert console.getvalue().count("cannot connect") == 2
+    assert "giving up after 2 failed attempts in a row" in console.getvalue()

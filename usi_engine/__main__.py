@@ -298,8 +298,9 @@ def add_csa_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -
                     "variable. The console and a log folder (--log-dir) show every line "
                     "sent and received (the LOGIN line's password masked) and a CSA record "
                     "of each game. A failed connection or login is retried with a back-off "
-                    "from 5 s to 5 min, 8 times (about 15 minutes) before giving up; the "
-                    "first failure says so at once. Exit code 0 when the games were "
+                    "from 5 s to 5 min, 8 times (about 15 minutes; --retries) before giving "
+                    "up; the first failure says so at once. A server name that does not "
+                    "resolve is an error at once. Exit code 0 when the games were "
                     "played, 1 when it gave up, 2 for bad settings, 130 for Ctrl-C "
                     "(which resigns a game in progress and logs out).",
         epilog="See docs/floodgate.md for a first game on floodgate.")
@@ -324,6 +325,9 @@ def add_csa_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -
     csa.add_argument("--option", action="append", metavar="NAME=VALUE",
                      help="setoption for the engine (repeatable)")
     csa.add_argument("--log-dir", help="directory of the logs and CSA records (default csa-logs)")
+    csa.add_argument("--retries", type=_int_in(0, 1000), metavar="N",
+                     help="retries of a failed connection or login before giving up "
+                          "(default 8: about 15 minutes; 0: give up at the first failure)")
     csa.add_argument("--config", help="TOML file with the same settings (Python 3.11+)")
     csa.set_defaults(func=cmd_csa, depth=0)
 

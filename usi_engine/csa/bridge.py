@@ -216,7 +216,26 @@ class Bridge:
                     return True
             elif kind == "engine_eof" and event[1] == self.engine_generation:
                 self.note(f"the engine exited (code {event[2]}) before {word}")
+                self._show_engine_stderr()
                 return False
+
+    #: the most lines of a dead engine's stderr shown on the console
+    STDERR_SHOWN = 20
+
+    def _show_engine_stderr(self) -> None:
+        """A dead engine's last stderr lines on the console too (they say why: an
+        ImportError, a missing file), not only in the log."""
+        engine = self.engine
+        if engine is None:
+            return
+        engine.wait_stderr(2.0)
+        tail = [text for text in engine.stderr_tail if text][-self.STDERR_SHOWN:]
+        if not tail:
+            self.note("the engine printed nothing on stderr")
+            return
+        self.note(f"the engine's last {len(tail)} line(s) on stderr:")
+        for text in tail:
+            self.log.write("engine stderr", text, console=True, files=False)
 
     @property
     def _engine_alive(self) -> bool:
@@ -267,12 +286,22 @@ class Bridge:
 
     # --- connection ---
 
-    def _connect(self) -> bool:
+    def _connect(self) -> bool | None:
+        """Connect: True, False (retry), None (fatal: the server's name does not resolve,
+        which waiting will not mend)."""
         config = self.config
         self.note(f"connecting to {config.host}:{config.port}")
         try:
             sock = socket.create_connection((config.host, config.port),
                                             timeout=config.connect_timeout_s)
+        except socket.gaierror as exc:
+            if exc.errno == getattr(socket, "EAI_AGAIN", None):
+                # a resolver that is down (no network yet) may come back: retry
+                self.note(f"cannot resolve {config.host} now ({exc.strerror or exc})")
+                return False
+            self.note(f"cannot resolve the server name {config.host!r} "
+                      f"({exc.strerror or exc}): check --host; not retrying")
+            return None
         except OSError as exc:
             self.note(f"cannot connect to {config.host}:{config.port}: {exc}")
             return False
@@ -350,7 +379,10 @@ class Bridge:
     def _session(self) -> str:
         """One connection. Returns ``played``, ``aborted`` (a game was started but
         did not end normally), ``failed`` (retry) or ``fatal`` (stop)."""
-        if not self._connect():
+        connected = self._connect()
+        if connected is None:
+            return "fatal"
+        if not connected:
             return "failed"
         self._send(self.config.login_line(), shown=self.config.login_line(masked=True))
         self.phase = "login"

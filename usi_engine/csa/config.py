@@ -55,6 +55,8 @@ class BridgeConfig:
                               f"or the {DEFAULT_PASSWORD_ENV} environment variable")
         if any(c.isspace() for c in self.id + self.password + (self.game or "")):
             raise ConfigError("the login name, password and game name cannot contain spaces")
+        if self.max_failures < 0:
+            raise ConfigError(f"retries must be 0 or more, not {self.max_failures}")
         if not 0 < self.port < 65536:
             raise ConfigError(f"port {self.port} is not 1..65535")
         if self.games < 1:
@@ -136,6 +138,9 @@ def build_config(args: Any, environ: dict[str, str] | None = None) -> BridgeConf
     config.increment_as_byoyomi = pick(
         "increment_as_byoyomi", True if getattr(args, "increment_as_byoyomi", None) else None, bool)
     config.log_dir = pick("log_dir", args.log_dir, str)
+    retries = getattr(args, "retries", None)
+    retries = retries if retries is not None else data.get("retries")
+    config.max_failures = config.max_failures if retries is None else pick("retries", retries, int)
     engine = args.engine if args.engine is not None else data.get("engine")
     if engine is not None:
         config.engine = split_command(engine)

@@ -92,12 +92,13 @@ class BridgeLog:
         self.game: TextIO | None = None
         self.game_path = ""
 
-    def write(self, tag: str, text: str, console: bool = True) -> None:
-        """Log one line (``tag`` says where it came from or went)."""
+    def write(self, tag: str, text: str, console: bool = True, files: bool = True) -> None:
+        """Log one line (``tag`` says where it came from or went); ``files`` False: on
+        the console only (a line the files already hold)."""
         stamp = datetime.now().strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
         line = f"{stamp} {tag:<13} {mask_login(text)}"
         with self.lock:
-            for handle in (self.session, self.game):
+            for handle in (self.session, self.game) if files else ():
                 if handle is not None:
                     handle.write(line + "\n")
                     handle.flush()

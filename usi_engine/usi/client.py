@@ -20,10 +20,9 @@ the benchmarks.  Standard library only.
 
 Example::
 
-    import sys
-    from usi_engine.usi.client import UsiClient
+    from usi_engine.usi.client import UsiClient, default_engine_command
 
-    with UsiClient([sys.executable, "-m", "usi_engine"]) as engine:
+    with UsiClient(default_engine_command()) as engine:
         engine.handshake({"USI_Hash": 64})
         engine.usinewgame()
         engine.position("startpos", ["7g7f"])
@@ -195,8 +194,24 @@ def session_arguments(new_session: bool) -> dict[str, Any]:
 
 
 def default_engine_command() -> list[str]:
-    """This engine, run by the current interpreter: ``[python, -m, usi_engine]``."""
-    return [sys.executable, "-m", "usi_engine"]
+    """This engine, the very copy this process runs, by the current interpreter.
+
+    Not ``python -m usi_engine``: that puts the working folder first on the child's
+    path, so that in a checkout it would import the uncompiled source folder (or
+    another build) instead of the installed package. The child's path starts with the
+    folder this process imported ``usi_engine`` from, wherever it is started.
+
+        >>> command = default_engine_command()
+        >>> command[0] == sys.executable and command[1] == "-c"
+        True
+    """
+    import usi_engine
+    # (__path__, not __file__: an uncompiled checkout sends its submodules to the
+    # installed copy, see usi_engine/__init__.py)
+    root = os.path.dirname(os.path.realpath(usi_engine.__path__[0]))
+    return [sys.executable, "-c",
+            f"import sys; sys.path.insert(0, {root!r}); import runpy; "
+            "runpy.run_module('usi_engine', run_name='__main__', alter_sys=True)"]
 
 
 def _default_name(argv: list[str]) -> str:
@@ -207,6 +222,8 @@ def _default_name(argv: list[str]) -> str:
     if base.lower().startswith(("python", "py.exe", "pypy")) and len(argv) > 1:
         if argv[1] == "-m" and len(argv) > 2:
             return argv[2]
+        if argv[1] == "-c" and len(argv) > 2 and "run_module('usi_engine'" in argv[2]:
+            return "usi_engine"                      # default_engine_command()
         return os.path.basename(argv[1])
     return base
 
@@ -262,6 +279,7 @@ class UsiClient:
         self.started_at = 0.0
         #: The last lines of stderr (when the client reads it: ``stderr`` None).
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=stderr_keep)
+        self._stderr_done = threading.Event()
         #: Every line read, when ``record``.
         self.lines: list[Line] = []
         self._log = log
@@ -344,6 +362,13 @@ class UsiClient:
                     self._log("stderr", text)
         except (OSError, ValueError):
             pass
+        finally:
+            self._stderr_done.set()
+
+    def wait_stderr(self, timeout: float = 1.0) -> bool:
+        """Wait until the engine's stderr is read to its end (it has exited), at most
+        ``timeout`` s; True when it is (always True when stderr is not read here)."""
+        return self._stderr_target is not None or self._stderr_done.wait(timeout)
 
     @property
     def alive(self) -> bool:
