@@ -262,16 +262,21 @@ def test_byoyomi_without_main_time_fields_is_byoyomi_only():
 def test_sub_second_byoyomi_gives_a_positive_deadline_below_the_byoyomi(byoyomi):
     result = go(f"btime 0 wtime 0 byoyomi {byoyomi}")
     assert 0 < result.soft_ms <= result.hard_ms < byoyomi
-    if byoyomi - 120 > 0:
-        assert result.hard_ms <= byoyomi - 120
+    assert result.hard_ms == max(byoyomi - 120, math.ceil(0.6 * byoyomi))
 
 
-def test_byoyomi_200_with_delay_120_thinks_80_ms():
-    assert go("btime 0 wtime 0 byoyomi 200").hard_ms == 80
+def test_neither_network_delay_cuts_a_short_period_below_60_percent():
+    assert go("btime 0 wtime 0 byoyomi 150").hard_ms == 90
+    assert go("movetime 200").hard_ms == go("movetime 200").soft_ms == 120
+    assert go("btime 0 wtime 0 byoyomi 150", NetworkDelay=0, NetworkDelay2=0).hard_ms == 149
 
 
-def test_byoyomi_100_with_delay_120_thinks_a_quarter():
-    assert go("btime 0 wtime 0 byoyomi 100").hard_ms == 25
+def test_byoyomi_200_with_delay_120_thinks_120_ms():
+    assert go("btime 0 wtime 0 byoyomi 200").hard_ms == 120
+
+
+def test_byoyomi_100_with_delay_120_thinks_60_percent():
+    assert go("btime 0 wtime 0 byoyomi 100").hard_ms == 60
 
 
 def test_byoyomi_with_main_time_thinks_longer_than_byoyomi_alone():
@@ -462,7 +467,7 @@ def test_minimum_thinking_time_is_not_forced_when_the_clock_cannot_afford_it():
 
 def test_minimum_thinking_time_never_lifts_soft_above_hard():
     result = go("btime 0 wtime 0 byoyomi 200", MinimumThinkingTime=5000)
-    assert result.soft_ms == result.hard_ms == 80
+    assert result.soft_ms == result.hard_ms == 120
 
 
 def test_slow_mover_scales_the_soft_time():
@@ -649,12 +654,14 @@ def test_hard_deadline_never_passes_the_available_time(
         "MaxMovesToDraw": draw,
     }
     result = plan(params, black, ply, opts)
-    available = ((btime if black else wtime) or 0) + (byoyomi or 0)
+    main = (btime if black else wtime) or 0
+    available = main + (byoyomi or 0)
     assert result.hard_ms is not None and result.soft_ms is not None
     assert 1 <= result.hard_ms
     assert 0 <= result.soft_ms <= result.hard_ms
     if available - delay > 0:
-        assert result.hard_ms <= available - delay
+        # (a byoyomi keeps 60% of itself whatever the delays)
+        assert result.hard_ms <= max(available - delay, main + math.ceil(0.6 * (byoyomi or 0)))
     if available >= 2:
         assert result.hard_ms < available
 
@@ -666,19 +673,20 @@ def test_byoyomi_only_deadline_is_below_byoyomi_and_at_least_60_percent_when_pos
     result = plan(params, True, 1, {"NetworkDelay": delay, "NetworkDelay2": delay2})
     if byoyomi >= 2:
         assert result.hard_ms < byoyomi
-    if byoyomi - delay > 0:
-        assert result.hard_ms <= byoyomi - delay
         # Whole ms, and strictly below the byoyomi even with delay 0.
-        assert result.hard_ms >= min(math.floor(0.6 * byoyomi), byoyomi - max(delay, 1))
+        assert result.hard_ms >= min(math.ceil(0.6 * byoyomi), byoyomi - 1)
+    assert result.hard_ms <= max(byoyomi - delay, math.ceil(0.6 * byoyomi), 1)
 
 
 @settings(max_examples=200, deadline=None)
 @given(movetime=st.integers(0, 10**6), delay=st.integers(0, 10000))
-def test_movetime_deadline_never_passes_movetime_minus_delay(movetime, delay):
+def test_movetime_deadline_is_movetime_minus_delay_or_60_percent(movetime, delay):
     result = plan(GoParams(movetime=movetime), True, 1, {"NetworkDelay": delay})
     assert 1 <= result.hard_ms and result.soft_ms == result.hard_ms
-    if movetime - delay > 0:
-        assert result.hard_ms <= movetime - delay
+    if movetime >= 2:
+        assert result.hard_ms < movetime
+        assert result.hard_ms == max(movetime - max(delay, 1),
+                                     min(math.ceil(0.6 * movetime), movetime - 1))
 
 
 @settings(max_examples=200, deadline=None)

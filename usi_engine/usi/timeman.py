@@ -33,7 +33,9 @@ death without it those before ply max(320, ply + 40))::
                                          (A - 1 if D = 0); if that is <= 0:
                                          max(1, A/4), as the delay margin is
                                          unattainable, think briefly anyway
-    byo(B)      = min(max(B - D2, 0.6 B), ceiling(B))
+    period(X)   = max(ceiling(X), 0.6 X)     a fixed period's deadline: neither
+                                         delay cuts a short one below 60%
+    byo(B)      = min(max(B - D2, 0.6 B), period(B))
     gross       = T + 0.8 I (R - 1)
     reserve     = min(L R + max(0, L + m - 0.8 I) (W - R), cap)      if B == 0
                 = 0                                                   if B > 0
@@ -46,9 +48,9 @@ death without it those before ply max(320, ply + 40))::
                   raised to M if B > 0 or M W <= pool ("when there is time"),
                   then lowered to hard
     hard        = min(5 share, max(T/2, share)) + byo(B)
-                  <= T + byo(B) and <= ceiling(T + B)   (with byoyomi)
+                  <= T + byo(B) and <= max(ceiling(T + B), T + 0.6 B)  (with byoyomi)
                   <= ceiling(T)                         (without)
-    movetime X, go mate X:  soft = hard = ceiling(X)
+    movetime X, go mate X:  soft = hard = period(X)
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ __all__ = [
     "plan",
     "moves_to_go",
     "deadline_ceiling",
+    "period_ceiling",
     "byoyomi_budget",
     "TIME_OPTION_DEFAULTS",
     "EXPECTED_GAME_PLIES",
@@ -126,8 +129,10 @@ UNMEASURED_RESERVE_FRACTION = 0.5
 #: How many of the latest measured losses per move :class:`ClockLoss` remembers; the
 #: largest of them is held back for each future move.
 CLOCK_LOSS_WINDOW = 8
-#: Under byoyomi, NetworkDelay2 may not cut the think below this fraction of the
-#: byoyomi: with a 1-3 s byoyomi a fixed 1120 ms margin would leave almost nothing.
+#: Under byoyomi (and for movetime and go mate), neither NetworkDelay2 nor NetworkDelay
+#: may cut the think below this fraction of the period: with a 1-3 s byoyomi a fixed
+#: 1120 ms margin would leave almost nothing, and with a 150 ms byoyomi NetworkDelay
+#: 120 left 30 ms (a local GUI's own latency is a few ms).
 BYOYOMI_MIN_FRACTION = 0.6
 #: When NetworkDelay swallows the whole budget (e.g. byoyomi 100, delay 120) the
 #: margin cannot be honoured; think for this fraction of the budget instead.
@@ -232,24 +237,40 @@ def deadline_ceiling(available: int, delay: int) -> int:
     return max(1, int(available * FALLBACK_FRACTION))
 
 
+def period_ceiling(period: int, delay: int) -> int:
+    """The latest deadline of a fixed period (a movetime, a byoyomi, a go mate limit):
+    :func:`deadline_ceiling`, but never below :data:`BYOYOMI_MIN_FRACTION` of the
+    period, and always strictly less than it.
+
+    Example::
+
+        >>> period_ceiling(1000, 120), period_ceiling(200, 120), period_ceiling(150, 120)
+        (880, 120, 90)
+    """
+    if period <= 1:
+        return 1
+    floor = min(math.ceil(period * BYOYOMI_MIN_FRACTION), period - 1)
+    return max(deadline_ceiling(period, delay), floor)
+
+
 def byoyomi_budget(byoyomi: int, delay: int, delay2: int) -> int:
     """The part of one byoyomi period that is safe to think for.
 
     ``byoyomi - delay2`` (NetworkDelay2: transport delay plus whole-second rounding
     by CSA servers), but at least :data:`BYOYOMI_MIN_FRACTION` of the byoyomi so
-    fast controls still think, and never past :func:`deadline_ceiling`.
+    fast controls still think, and never past :func:`period_ceiling`.
 
     Example::
 
         >>> byoyomi_budget(10000, 120, 1120), byoyomi_budget(1000, 120, 1120)
         (8880, 600)
-        >>> byoyomi_budget(200, 120, 1120)  # 60% would pass byoyomi - delay
-        80
+        >>> byoyomi_budget(200, 120, 1120)  # NetworkDelay would leave 80: 60% it is
+        120
     """
     if byoyomi <= 0:
         return 0
     target = max(byoyomi - delay2, math.ceil(byoyomi * BYOYOMI_MIN_FRACTION))
-    return min(target, deadline_ceiling(byoyomi, delay))
+    return min(target, period_ceiling(byoyomi, delay))
 
 
 def _lookup(options: Any, name: str) -> Any:
@@ -420,11 +441,11 @@ def plan(
     if params.mate is not None:
         if params.mate == "infinite":
             return make(None, None)
-        budget = deadline_ceiling(int(params.mate), delay)
+        budget = period_ceiling(int(params.mate), delay)
         return make(budget, budget)
     if params.movetime is not None:
         # A fixed time per move: use all of it, there is nothing to save for.
-        budget = deadline_ceiling(params.movetime, delay)
+        budget = period_ceiling(params.movetime, delay)
         return make(budget, budget)
     if not params.has_clock():
         return make(None, None)
@@ -470,7 +491,10 @@ def plan(
     if byoyomi > 0:
         # Main time runs out first, then the byoyomi: keep the NetworkDelay2 margin
         # on the byoyomi part even when the main time is almost gone.
-        ceiling = min(main + byo, deadline_ceiling(main + byoyomi, delay))
+        # (and never below main + 60% of the byoyomi, as byo(B) itself)
+        ceiling = min(main + byo, max(deadline_ceiling(main + byoyomi, delay),
+                                      main + period_ceiling(byoyomi, delay)),
+                      max(1, main + byoyomi - 1))
     else:
         # The increment is credited after the move, so only the main time counts.
         ceiling = deadline_ceiling(main, delay)
