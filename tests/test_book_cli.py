@@ -50,7 +50,7 @@ def test_from_records_winner_only(tmp_path):
     assert [m.move for _, moves in book.items() for m in moves] == ["G*5b"]
 
 
-def test_convert_db_to_bin_and_back(tmp_path, capsys):
+def test_convert_db_to_bin_and_back_keeps_an_unknown_depth_unknown(tmp_path, capsys):
     (tmp_path / "games.txt").write_text(GAMES)
     run("book", "from-records", str(tmp_path / "games.txt"), "--out", str(tmp_path / "a.db"))
     assert run("book", "convert", str(tmp_path / "a.db"), str(tmp_path / "a.bin")) == 0
@@ -59,7 +59,7 @@ def test_convert_db_to_bin_and_back(tmp_path, capsys):
     simple = lambda book: {s: sorted((m.move, m.ponder, m.value, m.count) for m in ms)
                            for s, ms in book.items()}
     assert simple(a) == simple(b)
-    assert all(m.depth == 256 for _, ms in b.items() for m in ms)
+    assert all(m.depth == 0 for _, ms in b.items() for m in ms)     # a .bin has no depth
 
 
 def test_merge_sums_counts_and_keeps_the_deeper_value(tmp_path):
@@ -173,3 +173,17 @@ def test_from_records_reads_csa_records_and_their_winner(tmp_path):
     assert run("book", "from-records", str(tmp_path / "game.csa"), "--out", str(out),
                "--winner-only") == 0          # white resigned: black's moves
     assert sorted(m.move for _, ms in read_db(str(out)).items() for m in ms) == ["2g2f", "7g7f"]
+
+
+@pytest.mark.parametrize("argv,named", [
+    (("book", "convert", "nosuch.db", "out.bin"), "cannot read nosuch.db: "),
+    (("book", "merge", "a.db", "nosuch.db", "--out", "x.db"), "cannot read "),
+    (("book", "sort", "nosuch.db"), "cannot read nosuch.db: "),
+])
+def test_a_missing_book_file_is_named_as_the_other_commands_name_it(argv, named, capsys,
+                                                                    tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_db("a.db", MemoryBook())
+    assert run(*argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"usi-engine book: error: {named}") and "Errno" not in err, err

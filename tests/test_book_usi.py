@@ -192,3 +192,18 @@ def test_under_multipv_3_a_book_hit_lists_the_played_move_first_then_the_others(
         assert f" pv {played}" in texts[0]
         assert texts[1].startswith("info multipv 2 ") and f" pv {other}" in texts[1]
         assert len(texts) == 3                     # only two candidates in this book
+
+
+def test_no_book_is_read_under_usi_own_book_false_until_it_is_turned_on(tmp_path):
+    write_db(str(tmp_path / "mine.db"), make_book())
+    with UsiProcess(book=True) as engine:
+        engine.usi(10.0)
+        engine.setoption("BookFile", str(tmp_path / "mine.db"))
+        engine.setoption("USI_OwnBook", "false")
+        engine.send("isready")
+        assert not any("BookFile" in line.text for line in engine.read_until("readyok", 30.0))
+        engine.setoption("USI_OwnBook", "true")
+        engine.send("isready")
+        assert any("BookFile: read" in line.text for line in engine.read_until("readyok", 30.0))
+        lines, _ = engine.go("position startpos", "go byoyomi 1000")
+        assert lines[0].text.startswith("info score cp ") and "depth 20 pv" in lines[0].text

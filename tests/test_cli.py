@@ -237,3 +237,34 @@ def test_ctrl_c_ends_a_deep_perft_with_one_line():
     code, _, err = run_with_terminal_stderr(["perft", "7", "--sfen", "8k/9/9/9/9/9/9/9/K8 b GS 1"],
                                             interrupt_after=1.0)
     assert code == 130 and "interrupted" in err and "Traceback" not in err
+
+
+def _every_option():
+    """(command path, argparse action) of every option of every sub-command."""
+    import argparse
+    from usi_engine.__main__ import build_parser
+
+    def walk(parser, path):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    yield from walk(sub, path + [name])
+            else:
+                yield path, action, parser
+    return list(walk(build_parser(), []))
+
+
+def test_every_option_with_a_default_says_it_in_its_help():
+    import argparse
+    silent = [(" ".join(path), action.option_strings[0])
+              for path, action, _ in _every_option()
+              if action.option_strings and action.default not in (None, False, argparse.SUPPRESS)
+              and not isinstance(action, (argparse._HelpAction, argparse._VersionAction))
+              and "default" not in (action.help or "")]
+    assert silent == []
+
+
+def test_no_help_page_shows_a_doubled_percent_sign():
+    parsers = {id(parser): parser for _, _, parser in _every_option()}
+    doubled = [parser.prog for parser in parsers.values() if "%%" in parser.format_help()]
+    assert doubled == []

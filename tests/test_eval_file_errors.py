@@ -92,3 +92,18 @@ def test_a_missing_eval_file_is_one_info_string_line_at_isready():
     assert lines[-1] == "readyok"
     infos = [line for line in lines if line.startswith("info string")]
     assert len(infos) == 1 and "cannot read /no/such/w.bin" in infos[0], infos
+
+
+def test_a_relative_eval_file_is_reported_with_the_full_path_it_was_read_from(tmp_path,
+                                                                          monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    eval_weights.write_weights("mine.bin", eval_weights.read_weights(
+        eval_weights.embedded_kp_path()))
+    loader = EvalLoader()                      # EvalDir eval/ has no mine.bin: the folder
+    assert loader.apply("learned", "mine.bin", "eval") == [
+        f"EvalFile: loaded {tmp_path / 'mine.bin'}"]
+    (tmp_path / "eval").mkdir()
+    eval_weights.write_weights("eval/mine.bin", eval_weights.read_weights(
+        eval_weights.embedded_kp_path()))
+    assert loader.apply("learned", "mine.bin", "eval") == [
+        f"EvalFile: loaded {tmp_path / 'eval' / 'mine.bin'}"]       # EvalDir comes first

@@ -440,8 +440,10 @@ def add_learn_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]")
                     "the EvalFile option.")
     p.add_argument("data", nargs="+", help="record files, or folders of *.psv / *.bin files")
     p.add_argument("--out", required=True, metavar="FILE", help="weight file to write")
-    p.add_argument("--epochs", type=_int_in(1, 10000), default=8)
-    p.add_argument("--batch-size", type=_int_in(16, 10**7), default=16384)
+    p.add_argument("--epochs", type=_int_in(1, 10000), default=8,
+                   help="passes over the training data (default 8)")
+    p.add_argument("--batch-size", type=_int_in(16, 10**7), default=16384,
+                   help="positions per step (default 16384)")
     p.add_argument("--lr", type=_float_in(1e-6, 1e4), default=1.0,
                    help="Adam step in centipawns (default 1.0), decayed linearly to 10%%")
     p.add_argument("--lambda", dest="lambda_", type=_float_in(0.0, 1.0), default=0.7,
@@ -454,9 +456,10 @@ def add_learn_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]")
                    help="leave out records scored beyond this (default 3000)")
     p.add_argument("--val-fraction", type=_float_in(0.0, 0.9), default=0.05,
                    help="fraction of the files held out for validation (default 0.05)")
-    p.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=1)
+    p.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=1,
+                   help="random seed of the split, the order and the start (default 1)")
     p.add_argument("--init", default="hand",
-                   help="starting weights: hand (the hand-written evaluation) or a weight file")
+                   help="starting weights: hand (the hand-written evaluation; the default) or a weight file")
     p.set_defaults(func=cmd_learn)
 
 
@@ -479,8 +482,10 @@ def add_learn_net_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParse
                     "network file for the EvalFile option after every epoch.")
     p.add_argument("data", nargs="+", help="record files, or folders of *.psv / *.bin files")
     p.add_argument("--out", required=True, metavar="FILE", help="network file to write")
-    p.add_argument("--epochs", type=_int_in(1, 10000), default=4)
-    p.add_argument("--batch-size", type=_int_in(16, 10**7), default=8192)
+    p.add_argument("--epochs", type=_int_in(1, 10000), default=4,
+                   help="passes over the training data (default 4)")
+    p.add_argument("--batch-size", type=_int_in(16, 10**7), default=8192,
+                   help="positions per step (default 8192)")
     p.add_argument("--lr", type=_float_in(1e-8, 10.0), default=1e-3,
                    help="Adam step of the first layer (default 0.001), decayed to 10%%")
     p.add_argument("--out-lr", type=_float_in(1e-6, 1e4), default=0.5,
@@ -493,7 +498,8 @@ def add_learn_net_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParse
                    help="leave out records scored beyond this (default 3000)")
     p.add_argument("--val-fraction", type=_float_in(0.0, 0.9), default=0.05,
                    help="fraction of the files held out for validation (default 0.05)")
-    p.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=1)
+    p.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=1,
+                   help="random seed of the split, the order and the start (default 1)")
     p.add_argument("--init", default=None,
                    help="KP table to start from with a new network (default: the one "
                         "shipped), or a network file to go on training")
@@ -560,7 +566,15 @@ def cmd_book(args: argparse.Namespace) -> int:
         return _fail("book needs an action: convert, merge, sort, think or from-records", "book")
     try:
         return main_book(args)
-    except (OSError, ValueError) as exc:
+    except OSError as exc:
+        if exc.filename is None:
+            return _fail(str(exc), "book")
+        inputs = [str(path) for path in
+                  [getattr(args, "input", None), *(getattr(args, "inputs", None) or [])]
+                  if path is not None]
+        verb = "cannot read" if str(exc.filename) in inputs else "cannot write"
+        return _fail(f"{verb} {exc.filename}: {exc.strerror or exc}", "book")
+    except ValueError as exc:
         return _fail(str(exc), "book")
 
 
@@ -617,8 +631,10 @@ def add_book_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") 
                     "every --save-every seconds.")
     think.add_argument("input")
     think.add_argument("--out", dest="output", required=True, metavar="FILE")
-    think.add_argument("--depth", type=_int_in(1, 64), default=12)
-    think.add_argument("--multipv", type=_int_in(1, 64), default=4)
+    think.add_argument("--depth", type=_int_in(1, 64), default=12,
+                       help="search depth of each position (default 12)")
+    think.add_argument("--multipv", type=_int_in(1, 64), default=4,
+                       help="lines searched and written for each position (default 4)")
     think.add_argument("--plies", type=_int_in(0, 1000), default=16,
                        help="of an opening file: plies from each line's start (default 16)")
     think.add_argument("--expand-plies", type=_int_in(0, 1000), default=0, metavar="N",

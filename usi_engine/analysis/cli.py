@@ -254,7 +254,7 @@ def add_analyze_parser(sub: Any, int_in: Any) -> None:
         description="Analyse every game of the records given (KIF/KIFU/KI2/CSA/JKF files, "
                     "USI position lines; folders are searched): each position searched "
                     "with MultiPV, the played move valued, win rates (logistic, "
-                    "coefficient 600) and marks for moves losing 5/10/20/50%% of win rate "
+                    "coefficient 600) and marks for moves losing 5/10/20/50% of win rate "
                     "(緩手/疑問手/悪手/大悪手). Writes NAME.kif, NAME.csa, NAME.html and "
                     "NAME.analysis.json per game and index.html to --out; a rerun with "
                     "the same settings skips the games already analysed. With --nodes "
@@ -266,16 +266,16 @@ def add_analyze_parser(sub: Any, int_in: Any) -> None:
                        help="nodes per position (reproducible)")
     limit.add_argument("--time-ms", type=int_in(1, 10**8), default=None, metavar="MS",
                        help="ms per position (default 1000 when --nodes is not given)")
-    p.add_argument("--multipv", type=int_in(1, 16), default=3, help="lines per position (3)")
+    p.add_argument("--multipv", type=int_in(1, 16), default=3, help="lines per position (default 3)")
     p.add_argument("--from-ply", type=int_in(1, 100000), default=1, metavar="N",
-                   help="first move analysed (1)")
+                   help="first move analysed (default 1)")
     p.add_argument("--to-ply", type=int_in(0, 100000), default=0, metavar="N",
                    help="last move analysed (0: the last)")
-    p.add_argument("--threads", type=int_in(1, 256), default=1, help="threads per search (1)")
+    p.add_argument("--threads", type=int_in(1, 256), default=1, help="threads per search (default 1)")
     p.add_argument("--workers", type=int_in(1, 1024), default=1,
-                   help="games analysed at once, one process each (1)")
+                   help="games analysed at once, one process each (default 1)")
     p.add_argument("--hash", type=int_in(1, 1 << 20), default=64, metavar="MB",
-                   help="table size per worker (64)")
+                   help="table size per worker (default 64)")
     p.add_argument("--force", action="store_true", help="analyse again games already done")
     add_ray_argument(p, "a game")
 

@@ -40,7 +40,7 @@ def bin_to_memory(path: str, root: str | None = None, unreg_depth: int = 1,
     through for ``unreg_depth`` plies more (transpositions). Moves illegal in a
     position (a key collision) leave that position out. Ponder moves are the next
     position's first book move."""
-    from usi_engine.book.apery import AperyBook, apery_key
+    from usi_engine.book.apery import APERY_DEPTH, AperyBook, apery_key
     from usi_engine.core.position import Position, STARTPOS_SFEN
 
     bin_book = AperyBook(path)
@@ -85,7 +85,10 @@ def bin_to_memory(path: str, root: str | None = None, unreg_depth: int = 1,
             child.push_usi(move.move)
             reply = out.find(child.sfen(), ignore_ply=True)
             ponder = reply[0].move if reply else NO_MOVE
-            filled.append(BookMove(move.move, ponder, move.value, move.depth, move.count))
+            # (a .bin holds no depth: unknown, written 0 as a .db line without one,
+            # not the APERY_DEPTH it is given for play)
+            depth = 0 if move.depth == APERY_DEPTH else move.depth
+            filled.append(BookMove(move.move, ponder, move.value, depth, move.count))
         out.set_moves(sfen, filled)
     return out
 

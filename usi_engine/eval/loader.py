@@ -3,7 +3,8 @@
 
 `EvalType learned` (the default) reads the weights of `EvalFile` (empty: those shipped
 in the package, the network `kpnn.bin`; a relative name is looked for in `EvalDir`
-first, and `kp.bin` names the shipped king-piece table alone) into a `kp.Network`: a
+first, then in the working folder, then among the shipped files: `kp.bin` names the
+shipped king-piece table alone) into a `kp.Network`: a
 king-piece table alone, or a table with the network on top of it
 (`usi_engine.training.learn_net`), told apart by the file's magic.  `EvalType hand`
 chooses the hand-written evaluation, kept as the baseline, and `EvalType material` its
@@ -126,7 +127,8 @@ class EvalLoader:
                 self._learned = as_network(weights)
                 self.loaded = identity
                 if identity is not None and identity[0] != str(eval_weights.embedded_path()):
-                    messages.append(f"EvalFile: loaded {path}")   # the default goes unsaid
+                    # (the full path: which file of several candidates was read)
+                    messages.append(f"EvalFile: loaded {os.path.abspath(path)}")
         self.network = self._learned
         return messages
 

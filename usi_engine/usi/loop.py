@@ -360,9 +360,10 @@ class UsiEngine:
 
     def _apply_book_options(self) -> None:
         """BookFile/BookDir/BookOnTheFly take effect (at isready): the book is read now,
-        never before ``usiok``."""
+        never before ``usiok``, and not at all under ``USI_OwnBook false``."""
         book_file = str(self.options["BookFile"]).strip()
-        if not book_file or os.path.basename(book_file) == "no_book":   # YaneuraOu's name
+        if (not book_file or os.path.basename(book_file) == "no_book"   # YaneuraOu's name
+                or not self.options["USI_OwnBook"]):    # (read at the isready that wants it)
             if self._book_loader is not None:
                 self._book_loader.apply("", "", False)         # drops the book it held
             return                     # no book asked for: nothing to import or read
