@@ -79,3 +79,25 @@ def test_ctrl_c_stops_the_command_line_at_once_with_code_130(args):
     code, took, err = interrupt(engine_command() + args, None, 1.5)
     assert code == 130 and "interrupted" in err
     assert took < STOP_WITHIN_S
+
+
+def test_ctrl_c_in_a_mate_suite_still_prints_the_summary_of_what_was_solved(tmp_path):
+    suite = tmp_path / "suite.txt"
+    suite.write_text("one | 4k4/9/4P4/9/9/9/9/9/4K4 b G 1 | 1\n"
+                     f"long | {MICROCOSMOS} | 1525\n")
+    proc = subprocess.Popen(engine_command() + ["mate", "--suite", str(suite), "--hash", "16"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=engine_env(), creationflags=NEW_PROCESS_GROUP)
+    try:
+        while not proc.stdout.readline().startswith("one "):
+            assert proc.poll() is None, proc.stderr.read()
+        time.sleep(0.5)                                   # into the long problem
+        proc.send_signal(CTRL_C)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130 and "interrupted" in err
+    assert out.splitlines()[-1].startswith("interrupted after 1 of 2 problems: solved 1/1, "
+                                           "expected length matched 1"), out

@@ -241,26 +241,37 @@ def cmd_mate(args: argparse.Namespace) -> int:
     print(f"# lengths counted {'strictly (every defence)' if args.strict else 'as published'}"
           f"; a length marked '?' is not proven shortest (a limit came first)")
     print(f"{'problem':<{width}}  result   plies   expected  time_ms       nodes")
-    for number, (name, sfen, published) in enumerate(problems, start=1):
-        try:
-            position = Position(sfen)
-        except ValueError as exc:
-            print(f"{name:<{width}}  error: {exc}")
-            continue
-        _progress(f"solving {name} ({number}/{len(problems)})")
-        solver.clear()
-        result = solver.solve(position, time_ms=args.time_ms, published=not args.strict)
-        plies = len(result.pv) if result.status == "mate" else 0
-        solved += result.status == "mate"
-        exact += result.status == "mate" and plies == published
-        proven += result.status == "mate" and result.shortest
-        length = f"{plies}{'' if result.shortest else '?'}" if plies else "-"
-        total_ms += result.time_ms
-        total_nodes += result.nodes
+    done = 0
+    try:
+        for number, (name, sfen, published) in enumerate(problems, start=1):
+            try:
+                position = Position(sfen)
+            except ValueError as exc:
+                print(f"{name:<{width}}  error: {exc}")
+                done = number
+                continue
+            _progress(f"solving {name} ({number}/{len(problems)})")
+            solver.clear()
+            result = solver.solve(position, time_ms=args.time_ms, published=not args.strict)
+            plies = len(result.pv) if result.status == "mate" else 0
+            solved += result.status == "mate"
+            exact += result.status == "mate" and plies == published
+            proven += result.status == "mate" and result.shortest
+            length = f"{plies}{'' if result.shortest else '?'}" if plies else "-"
+            total_ms += result.time_ms
+            total_nodes += result.nodes
+            _progress("")
+            print(f"{name:<{width}}  {result.status:<7}  {length:>5}  "
+                  f"{published if published is not None else '?':>9}  {result.time_ms:>7}  "
+                  f"{result.nodes:>10}", flush=True)
+            done = number
+    except KeyboardInterrupt:
+        # what was solved before Ctrl-C is still worth its summary line
         _progress("")
-        print(f"{name:<{width}}  {result.status:<7}  {length:>5}  "
-              f"{published if published is not None else '?':>9}  {result.time_ms:>7}  "
-              f"{result.nodes:>10}", flush=True)
+        print(f"interrupted after {done} of {len(problems)} problems: solved {solved}/{done}, "
+              f"expected length matched {exact}, proven shortest {proven}, "
+              f"time_ms {total_ms}, nodes {total_nodes}", flush=True)
+        raise
     print(f"solved {solved}/{len(problems)}, expected length matched {exact}, "
           f"proven shortest {proven}, "
           f"time_ms {total_ms}, nodes {total_nodes}")
