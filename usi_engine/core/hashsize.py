@@ -78,6 +78,34 @@ def available_mb() -> int | None:
     return None
 
 
+#: Of the memory available, the share a table that did not fit may take in its place
+#: (the rest, and HEADROOM_MB more, stays free for the process and the system).
+FALLBACK_SHARE = 0.9
+HEADROOM_MB = 64
+
+
+def fallback_sizes(want: int, available: int | None, previous: int) -> list[int]:
+    """The sizes (MB) to try, largest first, when ``want`` did not fit: the largest
+    that leaves room (FALLBACK_SHARE of the memory available, less HEADROOM_MB), then
+    halves of it down to 1 MB; without a figure for the memory, halves of ``want``.
+
+        >>> fallback_sizes(100000, 1000, 0)[:3], fallback_sizes(100000, 1000, 0)[-1]
+        ([836, 418, 209], 1)
+        >>> fallback_sizes(64, None, 16)
+        [32, 16, 8, 4, 2, 1]
+    """
+    if available is not None:
+        largest = int((available + previous) * FALLBACK_SHARE) - HEADROOM_MB
+    else:
+        largest = want // 2
+    largest = max(1, min(largest, want - 1))
+    sizes = []
+    while largest >= 1:
+        sizes.append(largest)
+        largest //= 2
+    return sizes
+
+
 class HashSizer:
     """Sizes a searcher's memory at ``isready`` in a thread; ``write(*lines)`` prints.
 
@@ -137,13 +165,12 @@ class HashSizer:
                 except MemoryError:
                     notes.append(f"USI_Hash: the system refused {want} MB")
             if memory is None:
-                for fallback in (previous, 16, 1):
-                    if 0 < fallback < want:
-                        try:
-                            memory = HashMemory(fallback)
-                            break
-                        except MemoryError:
-                            continue
+                for fallback in fallback_sizes(want, available, previous):
+                    try:
+                        memory = HashMemory(fallback)
+                        break
+                    except MemoryError:
+                        continue
                 if memory is None:
                     raise MemoryError("cannot allocate even 1 MB of hash")
                 notes[-1] += f"; using {memory.megabytes} MB instead"
