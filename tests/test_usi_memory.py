@@ -5,7 +5,6 @@ margins; bench/memory_bench.py measures the figures."""
 from __future__ import annotations
 
 import re
-
 import sys
 import time
 
