@@ -26,7 +26,7 @@ from conftest import read_perft_suite
 from usi_engine import Position, move_to_usi
 
 MAX_PLIES = 250
-DEFAULT_GAMES = {"rich": 600, "suite": 100, "tsume": 50, "shuffle": 150, "perpetual": 150}
+DEFAULT_GAMES = {"rich": 120, "suite": 20, "tsume": 10, "shuffle": 30, "perpetual": 30}
 LARGE_GAMES = {"rich": 3000, "suite": 600, "tsume": 300, "shuffle": 800, "perpetual": 800}
 SUITE_STARTS = [sfen for _, sfen, _ in read_perft_suite()]
 TSUME_STARTS = [

@@ -83,6 +83,7 @@ def test_perpetual_check_is_not_a_mate(solver):
     assert result.usi() == "checkmate nomate"
 
 
+@pytest.mark.timing
 def test_time_limit_is_obeyed(solver):
     start = time.perf_counter()
     result = solver.solve(Position("8k/9/9/9/9/9/9/9/9 b R2GSr2b2g3s4n4l18p 1"), time_ms=300)
@@ -90,6 +91,7 @@ def test_time_limit_is_obeyed(solver):
     assert result.status in ("mate", "timeout")
 
 
+@pytest.mark.timing
 def test_stop_from_another_thread(solver):
     threading.Timer(0.1, solver.stop).start()
     start = time.perf_counter()

@@ -107,6 +107,7 @@ def test_node_limit_is_obeyed(searcher):
     assert result.best in Position(MIDGAME).legal_moves()
 
 
+@pytest.mark.timing
 def test_hard_deadline_is_obeyed(searcher):
     start = time.perf_counter()
     result = searcher.search(Position(MIDGAME), hard_ms=100)
@@ -114,6 +115,7 @@ def test_hard_deadline_is_obeyed(searcher):
     assert result.best != 0
 
 
+@pytest.mark.timing
 def test_stop_from_another_thread_ends_an_infinite_search(searcher):
     threading.Timer(0.1, searcher.stop).start()
     start = time.perf_counter()
@@ -122,6 +124,7 @@ def test_stop_from_another_thread_ends_an_infinite_search(searcher):
     assert result.best in Position(MIDGAME).legal_moves()
 
 
+@pytest.mark.timing
 def test_set_deadlines_from_another_thread_takes_effect(searcher):
     threading.Timer(0.05, searcher.set_deadlines, args=(30, 60)).start()
     start = time.perf_counter()

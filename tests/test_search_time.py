@@ -38,6 +38,7 @@ def test_no_iteration_is_started_past_the_scaled_soft_target(searcher):
     assert elapsed < 20.0 and result.depth == depths[-1]
 
 
+@pytest.mark.timing
 def test_a_byoyomi_budget_is_used_up_to_the_hard_deadline(searcher):
     start = time.perf_counter()
     result = searcher.search(Position(MIDGAME), soft_ms=400, hard_ms=400)
@@ -53,6 +54,7 @@ def test_a_cut_off_iteration_keeps_a_legal_best_move(searcher):
         assert result.pv and result.pv[0] == result.best
 
 
+@pytest.mark.timing
 def test_a_byoyomi_budget_set_mid_search_is_used_up_to_the_hard_deadline(searcher):
     # ponderhit: the search has run without a clock, then gets equal soft and hard
     # limits from that moment; the time already spent must not count against them

@@ -41,6 +41,7 @@ def test_new_game_forgets_the_search_table():
     assert searcher.hashfull() > 0
 
 
+@pytest.mark.timing
 def test_new_game_costs_nothing_at_any_size():
     # clearing 256 MB would take 10 ms or more; the best of three games is timed, as
     # the first call after the searcher is made pays the page faults of its histories

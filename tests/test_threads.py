@@ -60,6 +60,7 @@ def test_every_helper_searches_and_adds_its_nodes_to_the_count(searcher):
     assert sum(per_thread) == result.nodes
 
 
+@pytest.mark.timing
 def test_stop_ends_every_thread_at_once(searcher):
     threading.Timer(0.2, searcher.stop).start()
     start = time.perf_counter()

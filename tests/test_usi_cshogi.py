@@ -150,6 +150,7 @@ def test_cshogi_usi_lists_our_options(engine):
     assert any(l.startswith("option name USI_Ponder type check") for l in lines)
 
 
+@pytest.mark.timing
 def test_cshogi_setoption_isready_position_go_byoyomi(engine, tracker):
     with watchdog(20, tracker):
         engine.setoption("USI_Hash", 32)
@@ -163,6 +164,7 @@ def test_cshogi_setoption_isready_position_go_byoyomi(engine, tracker):
     assert tracker.moves[-1]["elapsed_ms"] < 500
 
 
+@pytest.mark.timing
 def test_cshogi_go_fischer_as_white(engine, tracker):
     with watchdog(20, tracker):
         engine.position(["2g2f"])
@@ -245,6 +247,7 @@ def play_match(engine_path: str, tracker: Tracker, tmp_path: Path, capsys, *, ga
     return result
 
 
+@pytest.mark.timing
 def test_cshogi_match_fast_fischer_plays_to_the_end(engine_path, tracker, tmp_path, capsys):
     result = play_match(engine_path, tracker, tmp_path, capsys, games=2, seconds=150,
                         time=2000, inc=100)

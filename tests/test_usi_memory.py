@@ -38,6 +38,7 @@ def started(hash_mb: int) -> UsiProcess:
     return engine
 
 
+@pytest.mark.timing
 def test_first_go_mate_of_a_three_ply_mate_answers_at_once():
     with started(256) as engine:
         engine.send("usinewgame", MATE_IN_3)
@@ -58,6 +59,7 @@ def test_go_mate_works_inside_the_hash_the_user_set():
     assert after_mate < 256 + 80               # no second table for the solver
 
 
+@pytest.mark.timing
 def test_isready_and_quit_during_a_long_go_mate_are_answered_at_once():
     with started(64) as engine:
         engine.send(MICROCOSMOS, "go mate infinite")
@@ -93,6 +95,7 @@ def test_gameover_then_quit_owes_no_bestmove():
     assert not any(l.text.startswith("bestmove") for l in engine.lines)
 
 
+@pytest.mark.timing
 def test_usinewgame_at_1024_mb_is_answered_at_once():
     # clearing 1 GB took 35 ms; nothing is cleared now (a fraction of a millisecond).
     # The fastest of three answers: a loaded machine only ever adds time.

@@ -197,6 +197,7 @@ def test_stop_and_ponderhit_when_idle_are_ignored_silently(engine):
     assert engine.drain(0.3) == []
 
 
+@pytest.mark.timing
 @pytest.mark.skipif(under_wine(), reason="under wine a bare `python -c` alone takes about "
                     "200 ms to start and the engine's imports 5-10 times what they take on "
                     "Windows or Linux: a wine figure says nothing of a GUI's wait")
@@ -301,6 +302,7 @@ def test_isready_answers_readyok_when_idle(engine):
 FIRST_ISREADY_LIMIT_S = 3.0 if under_wine() else 1.0
 
 
+@pytest.mark.timing
 def test_first_isready_is_answered_within_a_second():
     with UsiProcess() as engine:
         engine.send("usi")
@@ -311,6 +313,7 @@ def test_first_isready_is_answered_within_a_second():
     assert ready.at - at < FIRST_ISREADY_LIMIT_S
 
 
+@pytest.mark.timing
 def test_isready_mid_search_is_answered_within_50_ms_and_search_goes_on(engine):
     engine.send(BUSY, "go infinite")
     time.sleep(0.3)
@@ -439,7 +442,7 @@ def test_illegal_move_is_reported_and_position_is_the_one_before_it(engine):
     assert is_legal("position startpos moves 7g7f 3c3d 7f7e", move)  # white to move
 
 
-@pytest.mark.parametrize("go, limit_s", [
+GO_LIMITS = [
     ("go btime 2000 wtime 2000", 2.0),
     ("go btime 1000 wtime 1000 binc 300 winc 300", 1.0),
     ("go btime 0 wtime 0 byoyomi 300", 0.3),
@@ -447,15 +450,24 @@ def test_illegal_move_is_reported_and_position_is_the_one_before_it(engine):
     ("go depth 3", 10.0),
     ("go nodes 20000", 10.0),
     ("go movetime 300", 0.3),
-])
-def test_go_with_each_parameter_gives_one_bestmove_in_time(engine, go, limit_s):
+]
+
+
+@pytest.mark.parametrize("go, limit_s", GO_LIMITS)
+def test_go_with_each_parameter_gives_one_bestmove(engine, go, limit_s):
     position = "position startpos moves 2g2f 8c8d"
     lines, at = engine.go(position, go)
     move, _ = bestmove_of(lines)
     assert is_legal(position, move)
-    assert lines[-1].at - at < limit_s
     assert not any(l.text.startswith("info string") for l in lines)  # every token understood
     assert [l.text for l in engine.drain(0.15) if l.text.startswith("bestmove")] == []
+
+
+@pytest.mark.timing
+@pytest.mark.parametrize("go, limit_s", GO_LIMITS)
+def test_go_with_each_parameter_answers_within_its_limit(engine, go, limit_s):
+    lines, at = engine.go("position startpos moves 2g2f 8c8d", go)
+    assert lines[-1].at - at < limit_s
 
 
 def test_go_depth_limits_the_depth(engine):
@@ -469,6 +481,7 @@ def test_go_nodes_limits_the_nodes(engine):
     assert final["nodes"] <= 5000 + 2048  # the limit is polled every 1024 nodes
 
 
+@pytest.mark.timing
 def test_go_movestogo_spreads_the_clock_over_that_many_moves(engine):
     # 1 s left: with the default horizon a move takes a few ms; with 2 moves to go,
     # a few hundred.
@@ -491,6 +504,7 @@ def test_go_infinite_waits_for_stop_even_when_the_search_is_done(engine):
     assert bestmove_of([engine.expect("bestmove", timeout=1)])[0] == "G*5b"
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("side", ["black", "white"])
 def test_btime_is_sente_clock_whatever_side_we_play(engine, side):
     # The side to move has 1 s and the opponent 10 min: move within a few hundred ms.
@@ -512,12 +526,14 @@ def test_btime_is_sente_clock_whatever_side_we_play(engine, side):
     assert not any(l.text.startswith("bestmove") for l in thinking)
 
 
+@pytest.mark.timing
 def test_negative_times_count_as_zero(engine):
     lines, at = engine.go(STARTPOS, "go btime -5000 wtime -5000 byoyomi 300")
     assert lines[-1].at - at < 0.3
     assert bestmove_of(lines)[0] != "resign"
 
 
+@pytest.mark.timing
 def test_stop_sends_bestmove_within_50_ms(engine):
     latencies = []
     for position in (BUSY, STARTPOS, "position startpos moves 7g7f 3c3d 8h2b+"):
@@ -531,6 +547,7 @@ def test_stop_sends_bestmove_within_50_ms(engine):
     assert latency_bound(latencies) <= 50
 
 
+@pytest.mark.timing
 def test_ponderhit_keeps_searching_under_the_clock_started_at_ponderhit(engine):
     engine.send(BUSY, "go ponder btime 0 wtime 0 byoyomi 500")
     pondering = engine.collect(0.8)  # far longer than the byoyomi: the clock has not started
@@ -542,6 +559,7 @@ def test_ponderhit_keeps_searching_under_the_clock_started_at_ponderhit(engine):
     assert 0.15 < waited < 0.5, waited
 
 
+@pytest.mark.timing
 def test_ponder_search_that_ends_early_still_waits_for_ponderhit(engine):
     engine.send(MATE_IN_1, "go ponder btime 0 wtime 0 byoyomi 1000")
     assert not any(l.text.startswith("bestmove") for l in engine.collect(0.4))
@@ -551,6 +569,7 @@ def test_ponder_search_that_ends_early_still_waits_for_ponderhit(engine):
     assert line.at - at < 0.05
 
 
+@pytest.mark.timing
 def test_stop_during_ponder_sends_bestmove(engine):
     engine.send(STARTPOS, "go ponder btime 10000 wtime 10000 byoyomi 1000")
     time.sleep(0.3)
@@ -710,6 +729,7 @@ def test_go_mate_without_a_check_is_nomate(engine):
     assert engine.expect("checkmate", timeout=3).text == "checkmate nomate"
 
 
+@pytest.mark.timing
 def test_go_mate_with_a_time_limit_answers_timeout_in_time(engine):
     start = time.monotonic()
     engine.send(HARD_TSUME, "go mate 500")
@@ -717,6 +737,7 @@ def test_go_mate_with_a_time_limit_answers_timeout_in_time(engine):
     assert time.monotonic() - start < 0.6
 
 
+@pytest.mark.timing
 def test_stop_during_go_mate_answers_at_once(engine):
     engine.send(HARD_TSUME, "go mate infinite")
     time.sleep(0.3)
@@ -853,6 +874,7 @@ def test_repetition_already_on_the_board_still_gets_a_legal_move(engine):
 # --- habits of the clients ------------------------------------------------------------------
 
 
+@pytest.mark.timing
 def test_shogidokoro_style_game_with_fischer_clock():
     clocks = {"b": 3000, "w": 3000}
     inc = 500
@@ -882,6 +904,7 @@ def test_shogidokoro_style_game_with_fischer_clock():
         assert engine.wait_exit(1.0) == 0
 
 
+@pytest.mark.timing
 def test_byoyomi_200_is_never_exceeded_over_50_moves(engine):
     moves: list[str] = []
     delays = []

@@ -80,17 +80,18 @@ def available_mb() -> int | None:
 
 #: Of the memory available, the share a table that did not fit may take in its place
 #: (the rest, and HEADROOM_MB more, stays free for the process and the system).
-FALLBACK_SHARE = 0.9
+FALLBACK_SHARE = 0.5
 HEADROOM_MB = 64
 
 
 def fallback_sizes(want: int, available: int | None, previous: int) -> list[int]:
     """The sizes (MB) to try, largest first, when ``want`` did not fit: the largest
-    that leaves room (FALLBACK_SHARE of the memory available, less HEADROOM_MB), then
+    that leaves room (FALLBACK_SHARE of the memory available, less HEADROOM_MB: the
+    table is touched as it is allocated, and the machine has other work), then
     halves of it down to 1 MB; without a figure for the memory, halves of ``want``.
 
         >>> fallback_sizes(100000, 1000, 0)[:3], fallback_sizes(100000, 1000, 0)[-1]
-        ([836, 418, 209], 1)
+        ([436, 218, 109], 1)
         >>> fallback_sizes(64, None, 16)
         [32, 16, 8, 4, 2, 1]
     """
