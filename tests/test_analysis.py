@@ -198,3 +198,17 @@ def test_a_ray_address_nothing_listens_on_is_named_at_once(tmp_path, capsys):
                    "--ray", f"127.0.0.1:{port}") == 2
     err = capsys.readouterr().err
     assert f"cannot reach the Ray cluster at 127.0.0.1:{port}" in err
+
+
+def test_the_pages_label_everything_in_japanese(records, tmp_path):
+    import re
+    from usi_engine.analysis.report import game_page, index_page
+    analysis = analyze_record(read_record(records / "sample.ki2")[0],
+                              AnalysisSettings(nodes=300, from_ply=2, to_ply=6))
+    for page in (game_page(analysis), index_page([analysis])):
+        shown = re.sub(r"<script.*?</script>|<style>.*?</style>|<[^>]+>", " ", page, flags=re.S)
+        for named in (analysis.source, analysis.name, analysis.black, analysis.white):
+            shown = shown.replace(named or "\0", " ")      # the record's own words
+        english = [word for word in re.findall(r"[A-Za-z]{3,}", shown)
+                   if word not in ("usi", "engine", "analyze", "MultiPV")]
+        assert english == [], english

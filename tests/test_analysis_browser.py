@@ -71,6 +71,9 @@ def test_a_game_page_loads_plots_every_position_and_shows_the_clicked_one(
     seen = check(browser, tmp_path / f"{analysis.name}.html", clicks)
     assert seen["errors"] == []
     assert seen["point_plies"] == [p.ply for p in analysis.plies]
+    numbers = [int(label.rstrip("手")) for label in seen["move_numbers"]]   # the x axis
+    assert len(numbers) >= 2 and numbers == sorted(numbers)
+    assert analysis.plies[0].ply <= numbers[0] and numbers[-1] <= analysis.plies[-1].ply
     for click in seen["clicks"]:
         expected = analysis.plies[click["index"]]
         assert click["ply"] == expected.ply and click["selected"] == [click["index"]]

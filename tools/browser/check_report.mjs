@@ -37,6 +37,7 @@ try {
   page.on("requestfailed", (request) => errors.push("request: " + request.url()));
   await page.goto(pathToFileURL(path.resolve(page_path)).href, { waitUntil: "load" });
   const point_plies = await page.$$eval(".point", (points) => points.map((p) => Number(p.dataset.ply)));
+  const move_numbers = await page.$$eval(".move-number", (labels) => labels.map((l) => l.textContent));
   const results = [];
   for (const index of clicks) {
     const point = await page.$(`.point[data-index="${index}"]`);
@@ -59,7 +60,8 @@ try {
     }, index));
   }
   if (screenshot) await page.screenshot({ path: screenshot, fullPage: true });
-  console.log(JSON.stringify({ errors, points: point_plies.length, point_plies, clicks: results }));
+  console.log(JSON.stringify({ errors, points: point_plies.length, point_plies, move_numbers,
+                               clicks: results }));
 } finally {
   await browser.close();
 }

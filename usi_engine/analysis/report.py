@@ -164,6 +164,12 @@ function drawGraph() {
     svg.appendChild(el('line', {x1: L, x2: W - R, y1: y(v), y2: y(v), stroke: v === 50 ? '#999' : '#ddd'}));
     svg.appendChild(el('text', {x: 4, y: y(v) + 4, 'font-size': 11, fill: '#666'}, v + '%'));
   });
+  const step = Math.max(1, [10, 20, 50, 100].find(s => (last - first) / s <= 12) || 200);
+  for (let m = Math.ceil(first / step) * step; m <= last; m += step) {
+    svg.appendChild(el('line', {x1: x(m), x2: x(m), y1: H - B, y2: H - B + 4, stroke: '#999'}));
+    svg.appendChild(el('text', {x: x(m), y: H - 6, 'font-size': 11, fill: '#666',
+      'text-anchor': 'middle', class: 'move-number'}, m + '手'));
+  }
   svg.appendChild(el('polyline', {points: D.plies.map(p => x(p.ply) + ',' + y(p.black_win)).join(' '),
     fill: 'none', stroke: '#555', 'stroke-width': 1.5}));
   D.plies.forEach((p, i) => {
@@ -202,20 +208,20 @@ def game_page(analysis: GameAnalysis) -> str:
     """The self-contained HTML page of one analysed game."""
     data = page_data(analysis)
     settings = analysis.settings
-    effort = (f"{settings.nodes:,} nodes" if settings.nodes else f"{settings.time_ms} ms") + \
-        f" a position, MultiPV {settings.multipv}"
+    effort = ("1局面 " + (f"{settings.nodes:,} ノード" if settings.nodes
+                          else f"{settings.time_ms} ミリ秒") + f", MultiPV {settings.multipv}")
     title = html.escape(f"{analysis.black or '先手'} vs {analysis.white or '後手'}")
     return f"""<!DOCTYPE html>
 <html lang="ja"><head><meta charset="utf-8"><title>{title} - {html.escape(analysis.name)}</title>
 <style>{_STYLE}</style></head><body>
 <h1>▲{html.escape(analysis.black or '先手')} △{html.escape(analysis.white or '後手')}</h1>
-<div class="sub">{html.escape(analysis.source)} · {len(analysis.plies)} positions · {effort} ·
-usi_engine analyze · <a href="index.html">index</a></div>
-<svg id="graph" role="img" aria-label="black's win rate by move"></svg>
+<div class="sub">{html.escape(analysis.source)} · {len(analysis.plies)} 局面 · {effort} ·
+usi_engine analyze · <a href="index.html">一覧</a></div>
+<svg id="graph" role="img" aria-label="先手の勝率 (手数ごと)"></svg>
 <div class="wrap"><svg id="board" viewBox="0 0 440 520"></svg>
-<div><h2 style="font-size:1.1em">Move <span id="current"></span></h2>
+<div><h2 style="font-size:1.1em"><span id="current"></span>手目</h2>
 <table class="info" id="info"></table>
-<h2 style="font-size:1.1em">Largest losses</h2><ol id="swings"></ol></div></div>
+<h2 style="font-size:1.1em">損失の大きな手</h2><ol id="swings"></ol></div></div>
 <script id="data" type="application/json">{_json_for_script(data)}</script>
 <script>{_SCRIPT}</script></body></html>
 """
@@ -259,18 +265,18 @@ def index_page(games: list[GameAnalysis]) -> str:
         f"<td>{loss * 100:.1f}%</td><td class=\"mark\">{esc(p.mark)}</td></tr>"
         for loss, g, p in swings)
     return f"""<!DOCTYPE html>
-<html lang="ja"><head><meta charset="utf-8"><title>Analysis of {len(games)} games</title>
+<html lang="ja"><head><meta charset="utf-8"><title>{len(games)}局の解析</title>
 <style>{_STYLE}</style></head><body>
-<h1>Analysis of {len(games)} games</h1>
-<h2 style="font-size:1.1em">Players</h2>
-<table class="list" id="players"><tr><th>player</th><th>games</th><th>moves</th>
-<th>average loss</th>{''.join(f'<th>{m}</th>' for m in MARK_NAMES)}</tr>{player_rows}</table>
-<h2 style="font-size:1.1em">Largest losses</h2>
-<table class="list" id="swings"><tr><th>game</th><th>move</th><th>played</th><th>best</th>
-<th>loss</th><th>mark</th></tr>{swing_rows}</table>
-<h2 style="font-size:1.1em">Games</h2>
-<table class="list" id="games"><tr><th>game</th><th>black</th><th>white</th><th>positions</th>
-<th>largest loss</th></tr>{game_rows}</table>
+<h1>{len(games)}局の解析</h1>
+<h2 style="font-size:1.1em">対局者</h2>
+<table class="list" id="players"><tr><th>対局者</th><th>局数</th><th>指し手数</th>
+<th>平均損失</th>{''.join(f'<th>{m}</th>' for m in MARK_NAMES)}</tr>{player_rows}</table>
+<h2 style="font-size:1.1em">損失の大きな手</h2>
+<table class="list" id="swings"><tr><th>対局</th><th>手数</th><th>指し手</th><th>最善手</th>
+<th>損失</th><th>印</th></tr>{swing_rows}</table>
+<h2 style="font-size:1.1em">対局</h2>
+<table class="list" id="games"><tr><th>対局</th><th>先手</th><th>後手</th><th>局面数</th>
+<th>最大損失</th></tr>{game_rows}</table>
 </body></html>
 """
 
