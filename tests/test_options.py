@@ -24,6 +24,7 @@ EXPECTED_DEFAULTS = [
     ("USI_Ponder", "check", False, None, None),
     ("Stochastic_Ponder", "check", False, None, None),
     ("MultiPV", "spin", 1, 1, 500),
+    ("SkillLevel", "spin", 20, 0, 20),
     ("ConsiderationMode", "check", False, None, None),
     ("OutputFailLHPV", "check", True, None, None),
     ("PvInterval", "spin", 300, 0, 100000),

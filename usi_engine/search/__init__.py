@@ -3,7 +3,7 @@ C core (`alphabeta`: principal variation search, quiescence, move ordering, prun
 
 >>> from usi_engine import Position
 >>> from usi_engine.search import Searcher
->>> Searcher().search(Position(), depth=3).best_move != 0
+>>> Searcher().search(Position(), depth=3).best != 0
 True
 
 The compiled modules load on first use of a name below.

@@ -135,6 +135,14 @@ class SearchJob:
             self.stopper()
 
 
+def _line_score(info: dict[str, Any]) -> int:
+    """A reported line's score in centipawns, a mate as +-30000 less its plies."""
+    mate = info.get("score_mate")
+    if mate is not None:
+        return 30000 - int(mate) if int(mate) > 0 else -30000 - int(mate)
+    return int(info.get("score_cp") or 0)
+
+
 def _final_report(final: dict[str, Any], block: list[dict[str, Any]],
                   last_block: dict[int, dict[str, Any]], show_multipv: bool) -> list[str]:
     """The info lines before bestmove: the full statistics of the result, unless the
@@ -296,6 +304,7 @@ class UsiEngine:
         self._eval_loader: Any = None  # EvalType/EvalFile state (eval.loader.EvalLoader)
         self._needs_new_game = False           # TT/histories to forget before next search
         self._position: Any = None             # current Position (None until first needed)
+        self._skill_rng: Any = None            # SkillLevel's choices (random.Random)
         self._clock_loss: Any = None           # timeman.ClockLoss, made at the first go
         self._job: SearchJob | None = None     # the last go (maybe finished)
         self._hash = HashSizer(self.out.write, after=self._forget_game_if_asked)
@@ -773,6 +782,8 @@ class UsiEngine:
         multipv = int(options["MultiPV"])
         show_multipv = multipv > 1
         last_block: dict[int, dict[str, Any]] = {}   # the last info printed for each line
+        skill = self._skill(job)
+        searched_lines = max(multipv, skill.lines())    # (SkillLevel chooses among more)
 
         def on_info(info: dict[str, Any]) -> None:
             # Runs in this worker thread, inside search(). Also closes two races:
@@ -787,7 +798,7 @@ class UsiEngine:
                 searcher.stop()
             elif hit is not None and job.plan.hard_ms is not None:
                 searcher.set_deadlines(*_deadlines(job.plan, hit))
-            if not cancelled:
+            if not cancelled and int(info.get("multipv", 1)) <= multipv:
                 self.out.write(format_info(info, show_multipv))
                 last_block[int(info.get("multipv", 1))] = info
 
@@ -809,8 +820,11 @@ class UsiEngine:
             depth, nodes, soft, hard = 1, 0, None, None
         else:
             depth, nodes = job.plan.depth or 0, job.plan.nodes or 0
+            limit = skill.depth_limit()
+            if limit is not None:
+                depth = min(depth, limit) if depth else limit
         kwargs: dict[str, Any] = dict(
-            depth=depth, nodes=nodes, soft_ms=soft, hard_ms=hard, multipv=multipv,
+            depth=depth, nodes=nodes, soft_ms=soft, hard_ms=hard, multipv=searched_lines,
             searchmoves=job.searchmoves or None, max_game_ply=max_ply, on_info=on_info)
         extras: dict[str, Any] = dict(entering_king_rule=rule, **_report_settings(job))
         # (DrawValueBlack/White: what a draw is worth to us, the colour the GUI's
@@ -829,6 +843,12 @@ class UsiEngine:
                 raise
             result = searcher.search(position, **kwargs)
 
+        block = result.lines[:multipv] if show_multipv else []
+        chosen = None
+        if not skill.full and len(result.lines) > 1:
+            chosen, block = self._skill_choice(skill, result.lines, multipv)
+            result.best = chosen["pv"][0]
+            result.ponder = chosen["pv"][1] if len(chosen["pv"]) > 1 else 0
         best = int(result.best or 0)
         if not position.is_legal(best):
             # Defensive: never send an illegal move, whatever the search returned.
@@ -841,7 +861,12 @@ class UsiEngine:
             "hashfull": searcher.hashfull(), "multipv": 1,
             "score_cp": result.score_cp, "score_mate": result.score_mate, "pv": result.pv,
         }
-        lines = list(notes) + _final_report(final, result.lines, last_block, show_multipv)
+        if chosen is not None:
+            # (the move played is the last line 1 a GUI reads, with its own score)
+            final.update(score_cp=chosen.get("score_cp"), score_mate=chosen.get("score_mate"),
+                         pv=chosen["pv"])
+            last_block = {}
+        lines = list(notes) + _final_report(final, block, last_block, show_multipv)
 
         analysing = job.plan.infinite or bool(options["USI_AnalyseMode"])
         resign_value = int(options["ResignValue"])
@@ -857,6 +882,29 @@ class UsiEngine:
             if after.is_legal(ponder):
                 bestmove += f" ponder {move_to_usi(ponder)}"
         return lines + [bestmove]
+
+    @staticmethod
+    def _skill(job: SearchJob) -> Any:
+        """The SkillLevel of this go: full strength under go infinite, USI_AnalyseMode
+        and for the opponent's move (Stochastic_Ponder), where the truth is wanted."""
+        from usi_engine.search.skill import Skill
+        if job.plan.infinite or job.options["USI_AnalyseMode"] or job.stochastic:
+            return Skill()
+        return Skill(int(job.options["SkillLevel"]))
+
+    def _skill_choice(self, skill: Any, infos: list[dict[str, Any]],
+                      multipv: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """The line SkillLevel plays among the searched ``infos`` (best first), and the
+        block to report: the chosen line first, then the others up to MultiPV."""
+        import random
+        if self._skill_rng is None:
+            self._skill_rng = random.Random()
+        scores = [_line_score(info) for info in infos]
+        chosen = infos[skill.choose(scores, self._skill_rng)]
+        others = [info for info in infos if info is not chosen][:multipv - 1]
+        block = [dict(info, multipv=index)
+                 for index, info in enumerate([chosen, *others], start=1)]
+        return chosen, block if multipv > 1 else []
 
     def _solve_mate(self, job: SearchJob) -> list[str]:
         """`go mate <ms>|infinite`: exactly one `checkmate ...` line, verified mates only."""

@@ -245,6 +245,11 @@ DEFAULT_OPTIONS: tuple[OptionSpec, ...] = (
           "(with the clocks it carries, if any) then starts a new search on the position "
           "sent"),
     spin("MultiPV", 1, 1, 500, "number of principal variations reported; alias USI_MultiPV"),
+    spin("SkillLevel", 20, 0, 20,
+         "playing strength (YaneuraOu's and Stockfish's name; alias USI_SkillLevel): 20 "
+         "full strength; below it a shallower search (depth level + 1) and a move chosen "
+         "among the best few lines, the more freely the lower the level (never under go "
+         "infinite or USI_AnalyseMode); docs/skill.md has a ladder of the levels"),
     check("ConsiderationMode", False,
           "analysis in a GUI: every iteration reported (PvInterval 0), each PV lengthened "
           "with the transposition table's moves past its end, no PV of an aspiration "
@@ -344,7 +349,7 @@ DEFAULT_OPTIONS: tuple[OptionSpec, ...] = (
 )
 
 #: Names accepted as another spelling of a declared option (keys lower-case).
-DEFAULT_ALIASES: dict[str, str] = {"usi_multipv": "MultiPV"}
+DEFAULT_ALIASES: dict[str, str] = {"usi_multipv": "MultiPV", "usi_skilllevel": "SkillLevel"}
 
 
 class Options(Mapping[str, OptionValue]):
