@@ -197,7 +197,7 @@ def test_bad_sfen_leaves_the_previous_position_in_place():
 SFEN_ALPHABET = "123456789/+plnsgbrkPLNSGBRK bw-0 \t"
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(st.text(alphabet=SFEN_ALPHABET, max_size=120))
 def test_garbage_text_raises_value_error_or_parses_consistently(text):
     try:
@@ -208,7 +208,7 @@ def test_garbage_text_raises_value_error_or_parses_consistently(text):
     pos.legal_moves()
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(st.sampled_from(SUITE_SFENS), st.integers(0, 200), st.sampled_from(SFEN_ALPHABET))
 def test_mutated_sfen_raises_value_error_or_round_trips(sfen, index, char):
     text = sfen[:index % len(sfen)] + char + sfen[index % len(sfen) + 1:]
@@ -235,7 +235,7 @@ def test_garbage_move_text_raises_value_error_and_changes_nothing(text):
         assert pos.history_length == 1
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=700, deadline=None)
 @given(st.integers(-(1 << 40), 1 << 40))
 def test_any_int_is_safe_to_test_for_legality(value):
     pos = Position("l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1")
