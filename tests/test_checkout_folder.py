@@ -21,16 +21,19 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ("*.py", "*.pyx", "*.pxd", "*.pxi", "*.pyi", "*.h")
 
 
-@pytest.fixture(scope="module")
-def checkout(tmp_path_factory) -> Path:
-    """A folder holding the package's sources alone, as a clone does before any build."""
-    folder = tmp_path_factory.mktemp("clone")
+def make_uncompiled_clone(folder: Path) -> Path:
+    """``folder`` holding the package's sources alone, as a clone does before any build."""
     for pattern in SOURCES:
         for source in (ROOT / "usi_engine").rglob(pattern):
             target = folder / source.relative_to(ROOT)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target)
     return folder
+
+
+@pytest.fixture(scope="module")
+def checkout(tmp_path_factory) -> Path:
+    return make_uncompiled_clone(tmp_path_factory.mktemp("clone"))
 
 
 def plain_env() -> dict[str, str]:

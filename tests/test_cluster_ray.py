@@ -90,6 +90,22 @@ def gensfen(out: Path, *extra: str) -> subprocess.CompletedProcess:
                       "40", "--nodes", "300", "--seed", "11", *extra)
 
 
+def test_gensfen_on_the_cluster_from_inside_an_uncompiled_checkout(cluster, tmp_path):
+    # Ray's workers put the driver's folder first on their path: there, the clone's
+    # uncompiled usi_engine/ hands its imports to the compiled copy
+    from test_checkout_folder import make_uncompiled_clone
+    clone = make_uncompiled_clone(tmp_path / "clone")
+    gensfen(tmp_path / "local", "--workers", "1")
+    env = {k: v for k, v in ENV.items() if k != "PYTHONPATH"}
+    done = subprocess.run([str(Path(sys.executable).with_name("usi-engine")), "gensfen",
+                           "--out", str(tmp_path / "ray"), "--positions", "480",
+                           "--batch-positions", "40", "--nodes", "300", "--seed", "11",
+                           "--ray", cluster], cwd=clone, capture_output=True, text=True,
+                          timeout=600, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    same_files(tmp_path / "local", tmp_path / "ray")
+
+
 def test_gensfen_and_relabel_on_the_cluster_write_what_the_local_runs_write(cluster, tmp_path):
     gensfen(tmp_path / "local", "--workers", "1")
     gensfen(tmp_path / "ray", "--ray", cluster)
