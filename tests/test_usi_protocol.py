@@ -950,3 +950,34 @@ def test_bench_last_line_and_deterministic_node_count():
     assert re.fullmatch(pattern, first) and re.fullmatch(pattern, second)
     assert re.fullmatch(pattern, first).group(1) == re.fullmatch(pattern, second).group(1)
     assert int(re.fullmatch(pattern, first).group(1)) > 0
+
+
+def last_main_line_before(lines, index: int):
+    """The last info line before lines[index] that a GUI takes as line 1 (no multipv, or
+    multipv 1; not an info string): ShogiHome attaches its score and PV to the move only
+    when its PV starts with the move played."""
+    for line in reversed(lines[:index]):
+        words = line.text.split()
+        if words[:1] == ["info"] and "string" not in words[:2] and " pv " in line.text:
+            if "multipv" not in words or words[words.index("multipv") + 1] == "1":
+                return line.text
+    return None
+
+
+@pytest.mark.parametrize("options", [(), ("setoption name SkillLevel value 5",)],
+                         ids=["full", "skill-5"])
+def test_every_move_played_carries_its_line_as_a_gui_reads_it(options):
+    # from the start, the book on (its moves first), then searched moves
+    with UsiProcess(book=True) as engine:
+        engine.send(*options)
+        engine.handshake()
+        moves: list[str] = []
+        for _ in range(20):
+            position = "position startpos" + (" moves " + " ".join(moves) if moves else "")
+            lines, _ = engine.go(position, "go btime 0 wtime 0 byoyomi 150")
+            assert not any(l.text.startswith("info string error") for l in lines)
+            move, _ = bestmove_of(lines)
+            main = last_main_line_before(lines, len(lines) - 1)
+            assert main is not None and main.split(" pv ")[1].split()[0] == move, \
+                (moves, [l.text for l in lines[-4:]])
+            moves.append(move)
