@@ -3,6 +3,7 @@ within a few ms with the played move's book line (every candidate under MultiPV)
 illegal book moves reported, a miss searched."""
 from __future__ import annotations
 
+import contextlib
 import time
 
 import pytest
@@ -25,6 +26,19 @@ def make_book() -> MemoryBook:
     book.add(AFTER_76, BookMove("4a5b", "none", -25, 20, 1))
     book.add(AFTER_76, BookMove("5e5d", "none", -10, 20, 1))   # illegal: no piece on 5e
     return book
+
+
+@contextlib.contextmanager
+def engine_with_my_book(tmp_path, *options: tuple[str, str]):
+    """An engine reading make_book() as mine.db, with these options, after isready."""
+    write_db(str(tmp_path / "mine.db"), make_book())
+    with UsiProcess(book=True) as engine:
+        engine.usi(10.0)
+        engine.setoption("BookFile", str(tmp_path / "mine.db"))
+        for name, value in options:
+            engine.setoption(name, value)
+        engine.isready(30.0)
+        yield engine
 
 
 #: The first (cold) book hit, go to bestmove: 50 ms; under wine, where each pipe write
@@ -102,11 +116,7 @@ def test_apery_book_and_on_the_fly_in_a_session(tmp_path):
 
 @pytest.mark.timing
 def test_book_hits_answer_in_milliseconds_in_memory_and_on_the_fly(tmp_path):
-    write_db(str(tmp_path / "mine.db"), make_book())
-    with UsiProcess(book=True) as engine:
-        engine.usi(10.0)
-        engine.setoption("BookFile", str(tmp_path / "mine.db"))
-        engine.isready(30.0)
+    with engine_with_my_book(tmp_path) as engine:
         lines, at = engine.go("position startpos", "go btime 60000 wtime 60000 byoyomi 0")
         elapsed_ms = (lines[-1].at - at) * 1000
         assert elapsed_ms < COLD_HIT_LIMIT_MS, elapsed_ms
@@ -179,11 +189,7 @@ def test_a_book_in_book_dir_takes_the_place_of_the_shipped_one(tmp_path):
 
 
 def test_no_book_after_a_book_drops_it(tmp_path):
-    write_db(str(tmp_path / "mine.db"), make_book())
-    with UsiProcess(book=True) as engine:
-        engine.usi(10.0)
-        engine.setoption("BookFile", str(tmp_path / "mine.db"))
-        engine.isready(30.0)
+    with engine_with_my_book(tmp_path) as engine:
         engine.setoption("BookFile", "no_book")
         engine.isready(30.0)
         lines, _ = engine.go("position startpos", "go depth 2")
@@ -193,12 +199,7 @@ def test_no_book_after_a_book_drops_it(tmp_path):
 
 
 def test_under_multipv_3_a_book_hit_lists_the_played_move_first_then_the_others(tmp_path):
-    write_db(str(tmp_path / "mine.db"), make_book())
-    with UsiProcess(book=True) as engine:
-        engine.usi(10.0)
-        engine.setoption("BookFile", str(tmp_path / "mine.db"))
-        engine.setoption("MultiPV", "3")
-        engine.isready(30.0)
+    with engine_with_my_book(tmp_path, ("MultiPV", "3")) as engine:
         lines, _ = engine.go("position startpos", "go byoyomi 1000")
         texts = [line.text for line in lines]
         played = texts[-1].split()[1]
