@@ -22,6 +22,7 @@ COMMANDS = {
     "mate-speed": "bench.strength.mate_speed",
     "outcome-fit": "bench.strength.outcome_fit",
     "search-profile": "bench.strength.search_profile",
+    "skill-ladder": "bench.strength.skill_ladder",
     # tsume
     "tsume": "bench.tsume.tsume_bench",
     "usi-tsume": "bench.tsume.usi_tsume_bench",
