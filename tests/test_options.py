@@ -29,7 +29,7 @@ EXPECTED_DEFAULTS = [
     ("OutputFailLHPV", "check", True, None, None),
     ("PvInterval", "spin", 300, 0, 100000),
     ("NetworkDelay", "spin", 120, 0, 10000),
-    ("NetworkDelay2", "spin", 120, 0, 10000),
+    ("NetworkDelay2", "spin", 200, 0, 10000),
     ("MinimumThinkingTime", "spin", 100, 0, 60000),
     ("SlowMover", "spin", 100, 1, 1000),
     ("RoundUpToFullSecond", "check", False, None, None),

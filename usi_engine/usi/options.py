@@ -263,12 +263,13 @@ DEFAULT_OPTIONS: tuple[OptionSpec, ...] = (
          "iteration, as under go infinite and ConsiderationMode"),
     spin("NetworkDelay", 120, 0, 10000,
          "ms taken off every deadline for GUI/network latency"),
-    spin("NetworkDelay2", 120, 0, 10000,
+    spin("NetworkDelay2", 200, 0, 10000,
          "ms kept back from the flag when the byoyomi itself is the budget (no main "
-         "time left). The default suits a GUI on the same machine (a 1 s byoyomi is "
-         "thought for 880 ms); on a CSA server, which counts whole seconds, set it to "
-         "NetworkDelay plus 1000. timeman never lets it cut the think below 60% of the "
-         "byoyomi, nor lets a deadline pass byoyomi minus NetworkDelay"),
+         "time left). The default suits a GUI on the same machine, busy or not (a 1 s "
+         "byoyomi is thought for 800 ms: on a loaded 2-core machine a move came up to "
+         "105 ms after its deadline); on a CSA server, which counts whole seconds, set it to "
+         "NetworkDelay plus 1000. Neither it nor NetworkDelay cuts the think below 60% "
+         "of the byoyomi"),
     spin("MinimumThinkingTime", 100, 0, 60000,
          "floor in ms on the soft time target when the clock allows it"),
     spin("SlowMover", 100, 1, 1000, "percent scaling of the soft time target"),

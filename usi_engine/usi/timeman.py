@@ -20,7 +20,7 @@ Example::
     >>> from usi_engine.usi.go import parse_go
     >>> params, warnings = parse_go("btime 0 wtime 0 byoyomi 10000".split())
     >>> plan(params, side_to_move_is_black=True, ply=1, options={})
-    TimePlan(soft_ms=9880, hard_ms=9880, depth=None, nodes=None, infinite=False, ponder=False)
+    TimePlan(soft_ms=9800, hard_ms=9800, depth=None, nodes=None, infinite=False, ponder=False)
 
 The formulas (all times in ms; ``T`` main time of the side to move, ``I`` its
 increment, ``B`` byoyomi, ``D`` NetworkDelay, ``D2`` NetworkDelay2, ``M``
@@ -142,7 +142,7 @@ FALLBACK_FRACTION = 0.25
 #: (the same defaults as ``usi_engine.usi.options.DEFAULT_OPTIONS``).
 TIME_OPTION_DEFAULTS: dict[str, int] = {
     "NetworkDelay": 120,
-    "NetworkDelay2": 120,
+    "NetworkDelay2": 200,
     "MinimumThinkingTime": 100,
     "SlowMover": 100,
     "MaxMovesToDraw": 0,
