@@ -481,9 +481,10 @@ def test_default_games_cover_rich_positions():
 
 
 # ---- python-shogi -----------------------------------------------------------------------------
-#: Games compared with python-shogi (pure Python, slow: 0.7 s a game, four fifths of the
-#: walk's time at 50): 6 of the default corpus, 400 of the large one.
-PYTHON_SHOGI_GAMES = {"default": 6, "large": 400}
+#: Games compared with python-shogi (pure Python, slow: some 2 s a game, four fifths of
+#: the walk's time at 50): 3 of the default corpus, 400 of the large one (which .ci/run
+#: walks).
+PYTHON_SHOGI_GAMES = {"default": 3, "large": 400}
 
 
 def _python_shogi_games(name):
@@ -538,7 +539,7 @@ def legal_moves_match_python_shogi(at: At, r: CheckResult) -> None:
 @pytest.mark.parametrize("name", CORPORA)
 def test_legal_moves_match_python_shogi(name):
     result = assert_clean(name, legal_moves_match_python_shogi)
-    assert result.counts["positions"] > 1_000
+    assert result.counts["positions"] > 500
 
 
 @pytest.mark.parametrize("name", CORPORA)
@@ -546,7 +547,7 @@ def test_check_and_mate_match_python_shogi(name):
     result = checked(name, legal_moves_match_python_shogi)
     mate = result.state.get("mate")
     assert not mate, mate.report()
-    assert result.counts["positions"] > 1_000
+    assert result.counts["positions"] > 500
 
 
 @corpus_check("the legal move sets differ from python-shogi's")
