@@ -270,7 +270,8 @@ class Bridge:
 
         engine.forward(on_line, lambda code: self.events.put(("engine_eof", generation, code)))
         self.engine = engine
-        self.note(f"engine: {command}")
+        self.note(f"engine: {command}" if self.config.engine else
+                  f"engine: this engine ({engine.name}, started by {self.engine_command[0]})")
         self._to_engine("usi")
         if not self._wait_engine("usiok", self.config.engine_timeout_s):
             self._stop_engine()
