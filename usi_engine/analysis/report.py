@@ -164,7 +164,7 @@ function drawGraph() {
     svg.appendChild(el('line', {x1: L, x2: W - R, y1: y(v), y2: y(v), stroke: v === 50 ? '#999' : '#ddd'}));
     svg.appendChild(el('text', {x: 4, y: y(v) + 4, 'font-size': 11, fill: '#666'}, v + '%'));
   });
-  const step = Math.max(1, [10, 20, 50, 100].find(s => (last - first) / s <= 12) || 200);
+  const step = [1, 2, 5, 10, 20, 50, 100].find(s => (last - first) / s <= 12) || 200;
   for (let m = Math.ceil(first / step) * step; m <= last; m += step) {
     svg.appendChild(el('line', {x1: x(m), x2: x(m), y1: H - B, y2: H - B + 4, stroke: '#999'}));
     svg.appendChild(el('text', {x: x(m), y: H - 6, 'font-size': 11, fill: '#666',
