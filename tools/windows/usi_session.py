@@ -104,12 +104,15 @@ def main() -> int:
     engine.send("go btime 0 wtime 0 byoyomi 1000")
     line, seen = engine.until("bestmove", 30)
     wall_ms = (time.monotonic() - sent) * 1000
+    # A book move is announced as a GUI reads a search's line: `info score cp V depth D
+    # pv MOVE ...` (under MultiPV 1 the move played is the only line), so the move played
+    # must lead the last info line that carries a pv.
     candidates = [s.split(" pv ")[1].split()[0] for s in seen
-                  if s.startswith("info multipv") and " pv " in s]
-    if line is None or len(line.split()) < 2 or line.split()[1] not in candidates:
-        failures.append(f"book move ({line}; candidates {candidates})")
+                  if s.startswith("info ") and " pv " in s]
+    if line is None or len(line.split()) < 2 or not candidates or line.split()[1] != candidates[-1]:
+        failures.append(f"book move ({line}; book lines lead with {candidates})")
     else:
-        summary.append(f"book {line} ({len(candidates)} candidates, wall {wall_ms:.0f} ms)")
+        summary.append(f"book {line} ({len(candidates)} book line(s), wall {wall_ms:.0f} ms)")
 
     engine.send("position startpos moves 1g1f 1c1d")       # not in the book: a search
     sent = time.monotonic()
