@@ -18,7 +18,7 @@ Example::
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 __all__ = ["BookMove", "MemoryBook", "NO_MOVE", "split_ply", "flip_sfen", "flip_move",
            "sort_moves", "is_move_text"]
@@ -27,11 +27,14 @@ __all__ = ["BookMove", "MemoryBook", "NO_MOVE", "split_ply", "flip_sfen", "flip_
 NO_MOVE = "none"
 
 
-@dataclass(frozen=True)
-class BookMove:
+class BookMove(NamedTuple):
     """One candidate of a book position: the move (USI text), the expected reply
     (``none`` if unknown), the value after the move from the mover's side in cp, the
-    search depth that gave it, and how often it was chosen."""
+    search depth that gave it, and how often it was chosen.
+
+    A named tuple, not a dataclass: a frozen dataclass costs five ``__setattr__`` calls
+    a move, and reading YaneuraOu's text book is mostly making these (the shipped
+    book's 12,000 moves in 25 ms of its 105 ms at every ``isready``)."""
 
     move: str
     ponder: str = NO_MOVE
@@ -50,13 +53,15 @@ class BookMove:
         words = line.split()
         if len(words) < 2:
             raise ValueError(f"book move line needs a move and a ponder move: {line[:80]!r}")
-        numbers = [int(w) for w in words[2:5]]
-        value, depth, count = numbers + [0, 0, 1][len(numbers):]
         move, ponder = words[0], words[1]
         if move == "resign":
             move = NO_MOVE
         if ponder == "resign":
             ponder = NO_MOVE
+        if len(words) >= 5:
+            return cls(move, ponder, int(words[2]), int(words[3]), int(words[4]))
+        numbers = [int(w) for w in words[2:5]]
+        value, depth, count = numbers + [0, 0, 1][len(numbers):]
         return cls(move, ponder, value, depth, count)
 
 
@@ -210,7 +215,7 @@ class MemoryBook:
         for index, old in enumerate(moves):
             if old.move == move.move:
                 count = old.count + move.count if add_counts else move.count
-                moves[index] = replace(move, count=count)
+                moves[index] = move._replace(count=count)
                 return
         moves.append(move)
 
@@ -251,5 +256,5 @@ class MemoryBook:
                     merged[move.move] = move
                 else:
                     best = move if move.depth > old.depth else old
-                    merged[move.move] = replace(best, count=old.count + move.count)
+                    merged[move.move] = best._replace(count=old.count + move.count)
             self.positions[key] = (min(ply, mine[0]), list(merged.values()))

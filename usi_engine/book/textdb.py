@@ -53,11 +53,12 @@ def iter_db(stream: IO[str], name: str = "book") -> Iterator[tuple[str, list[Boo
     line, raises :class:`BookFormatError` naming the line."""
     sfen: str | None = None
     moves: list[BookMove] = []
+    parse = BookMove.parse
     for number, raw in enumerate(stream, start=1):
         line = raw.strip()
-        if not line or _is_comment(line):
+        if not line or line[0] in "#/" and _is_comment(line):
             continue
-        if line.startswith("sfen "):
+        if line[0] == "s" and line.startswith("sfen "):
             if sfen is not None:
                 yield sfen, moves
             sfen, moves = " ".join(line[5:].split()), []
@@ -65,7 +66,7 @@ def iter_db(stream: IO[str], name: str = "book") -> Iterator[tuple[str, list[Boo
         if sfen is None:
             raise BookFormatError(f"{name}:{number}: a move line before any 'sfen' line")
         try:
-            moves.append(BookMove.parse(line))
+            moves.append(parse(line))
         except ValueError as exc:
             raise BookFormatError(f"{name}:{number}: {exc}") from None
     if sfen is not None:
@@ -77,11 +78,12 @@ def read_db(path: str, progress: Callable[[int], None] | None = None) -> MemoryB
     book = MemoryBook()
     with open(path, encoding="utf-8", errors="replace") as stream:
         for number, (sfen, moves) in enumerate(iter_db(stream, path), start=1):
-            if sfen in book:
+            key, ply = split_ply(sfen)
+            if key in book.positions:
                 for move in moves:
                     book.add(sfen, move)
             else:
-                book.set_moves(sfen, moves)
+                book.positions[key] = (ply, moves)
             if progress is not None and number % 10000 == 0:
                 progress(number)
     return book
