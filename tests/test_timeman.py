@@ -695,9 +695,3 @@ def test_plan_depends_only_on_the_side_to_moves_clock(own, other, ply):
     as_black = plan(GoParams(btime=own, wtime=other), True, ply, OPTS)
     as_white = plan(GoParams(btime=other, wtime=own), False, ply, OPTS)
     assert as_black == as_white
-
-
-def test_the_modules_examples_hold():
-    import doctest
-    failures, _ = doctest.testmod(timeman)
-    assert failures == 0

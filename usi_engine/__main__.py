@@ -82,8 +82,8 @@ def cmd_perft(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     if args.divide and args.depth >= 1:
         total = 0
-        for move, count in sorted(pos.divide(args.depth).items()):
-            print(f"{move}: {count}")
+        for usi, count in sorted(pos.divide(args.depth).items()):
+            print(f"{usi}: {count}")
             total += count
     elif args.depth >= PERFT_PROGRESS_DEPTH and sys.stderr.isatty():
         # The same count, a root move at a time, so a long run shows how far it is.
@@ -297,7 +297,7 @@ def cmd_csa(args: argparse.Namespace) -> int:
     return bridge.run()
 
 
-def add_csa_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def add_csa_parser(sub: "argparse._SubParsersAction[Any]") -> None:
     """The ``csa`` sub-command's options (every one may also come from --config)."""
     csa = sub.add_parser(
         "csa", help="play on a CSA server (floodgate) with this or any USI engine",
@@ -364,7 +364,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_convert_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def add_convert_parser(sub: "argparse._SubParsersAction[Any]") -> None:
     """The ``convert`` sub-command: game records from one format to another."""
     convert = sub.add_parser(
         "convert", help="convert game records (KIF, KI2, CSA, JKF, USI)",
@@ -391,7 +391,7 @@ def cmd_gensfen(args: argparse.Namespace) -> int:
     return run(args)
 
 
-def add_gensfen_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def add_gensfen_parser(sub: "argparse._SubParsersAction[Any]") -> None:
     """The ``gensfen`` sub-command's arguments (the work is in :mod:`usi_engine.training.gensfen`,
     imported only when the command runs)."""
     p = sub.add_parser(
@@ -440,7 +440,7 @@ def cmd_learn(args: argparse.Namespace) -> int:
         return _fail(str(exc))
 
 
-def add_learn_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def add_learn_parser(sub: "argparse._SubParsersAction[Any]") -> None:
     """The ``learn`` sub-command's arguments."""
     p = sub.add_parser(
         "learn", help="train the learned evaluation on PackedSfenValue records",
@@ -483,7 +483,7 @@ def cmd_learn_net(args: argparse.Namespace) -> int:
         return _fail(str(exc))
 
 
-def add_learn_net_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def add_learn_net_parser(sub: "argparse._SubParsersAction[Any]") -> None:
     """The ``learn-net`` sub-command's arguments."""
     p = sub.add_parser(
         "learn-net", help="train the network of the learned evaluation (numpy)",
@@ -528,7 +528,7 @@ def cmd_relabel(args: argparse.Namespace) -> int:
     return run(args)
 
 
-def add_relabel_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def add_relabel_parser(sub: "argparse._SubParsersAction[Any]") -> None:
     """The ``relabel`` sub-command's arguments."""
     # The defaults of usi_engine.training.relabel (not imported here: it loads numpy).
     DEFAULT_GO, DEFAULT_MAX_SCORE, DEFAULT_TIMEOUT_S = "go btime 0 wtime 0 byoyomi 100", 3000, 30.0
@@ -595,14 +595,14 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     return main_analyze(args)
 
 
-def add_analyze_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def add_analyze_parser(sub: "argparse._SubParsersAction[Any]") -> None:
     """The ``analyze`` sub-command's arguments."""
     from usi_engine.analysis.cli import add_analyze_parser as add
     add(sub, _int_in)
     sub.choices["analyze"].set_defaults(func=cmd_analyze)
 
 
-def add_book_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+def add_book_parser(sub: "argparse._SubParsersAction[Any]") -> None:
     """The ``book`` sub-command's arguments."""
     p = sub.add_parser(
         "book", help="opening books: convert, merge, sort, think, from-records",

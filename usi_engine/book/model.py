@@ -40,7 +40,8 @@ class BookMove(NamedTuple):
     ponder: str = NO_MOVE
     value: int = 0
     depth: int = 0
-    count: int = 1
+    # the field shadows tuple.count, which no caller of a book move wants
+    count: int = 1  # type: ignore[assignment]
 
     def line(self) -> str:
         """The move's line in a YaneuraOu text book."""

@@ -9,7 +9,7 @@ Example::
     >>> pos = Position()
     >>> len(pos.legal_moves())
     30
-    >>> pos.push_usi("7g7f")
+    >>> move = pos.push_usi("7g7f")      # the move played, as an int
     >>> pos.sfen()
     'lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2'
 """

@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, replace
+from typing import Any
 
 __all__ = ["TimeControl", "Clock", "parse_time_unit", "parse_time_section",
            "NO_LIMIT_BYOYOMI_MS"]
@@ -96,7 +97,7 @@ _INT_KEYS = {"Total_Time": "total", "Byoyomi": "byoyomi", "Increment": "incremen
 def parse_time_section(lines: list[str], base: TimeControl | None = None) -> TimeControl:
     """A ``BEGIN Time`` (or ``Time+``/``Time-``) section's ``key:value`` lines; keys
     not given keep their value in ``base``. ValueError names a bad field."""
-    values: dict[str, object] = {}
+    values: dict[str, Any] = {}
     for line in lines:
         if ":" not in line:
             if line.strip():

@@ -4,6 +4,7 @@ the password's environment variable, merged into one :class:`BridgeConfig`."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -106,11 +107,11 @@ def parse_option(text: str) -> tuple[str, str]:
     return name.strip(), value.strip()
 
 
-def build_config(args: Any, environ: dict[str, str] | None = None) -> BridgeConfig:
+def build_config(args: Any, environ: Mapping[str, str] | None = None) -> BridgeConfig:
     """A :class:`BridgeConfig` from parsed CLI arguments over the config file (when
     ``args.config``) over defaults; the password from ``--password``, the file, or
     the environment variable (``password_env``, default ``CSA_PASSWORD``)."""
-    environ = os.environ if environ is None else environ
+    env: Mapping[str, str] = os.environ if environ is None else environ
     data: dict[str, Any] = load_config_file(args.config) if getattr(args, "config", None) else {}
     config = BridgeConfig()
 
@@ -159,7 +160,7 @@ def build_config(args: Any, environ: dict[str, str] | None = None) -> BridgeConf
     password = args.password if args.password is not None else data.get("password")
     env_name = getattr(args, "password_env", None) or data.get("password_env") or DEFAULT_PASSWORD_ENV
     if password is None:
-        password = environ.get(env_name, "")
+        password = env.get(env_name, "")
     config.password = str(password)
     config.validate()
     return config

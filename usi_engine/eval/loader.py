@@ -35,10 +35,14 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from usi_engine.eval import handwritten
 from usi_engine.eval import kp
 from usi_engine.eval import weights as eval_weights
+
+if TYPE_CHECKING:
+    import numpy as np
 
 EVAL_TYPES = ("learned", "hand", "material")
 
@@ -53,7 +57,8 @@ def shipped_network() -> kp.Network | None:
         return None
 
 
-def as_network(weights: eval_weights.NetWeights | object) -> kp.Network:
+def as_network(weights: np.ndarray | eval_weights.NetWeights | eval_weights.LayeredWeights
+               ) -> kp.Network:
     """A weight file's contents (`eval_weights.read_any`) as a `kp.Network`."""
     if isinstance(weights, (eval_weights.NetWeights, eval_weights.LayeredWeights)):
         return weights.network()

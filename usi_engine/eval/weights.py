@@ -52,6 +52,7 @@ from pathlib import Path
 import numpy as np
 
 from usi_engine.eval import kp
+from usi_engine.eval.kp import Network
 
 MAGIC = b"USIEVKP1"
 HEADER = struct.Struct("<8sIIII")
@@ -79,9 +80,9 @@ class NetWeights:
     out: np.ndarray         # int16 [2 * HIDDEN], 1/QB cp per unit of x^2
     out_bias: int           # 1/QB cp
 
-    def network(self) -> kp.Network:
+    def network(self) -> Network:
         """These weights as the search takes them."""
-        return kp.Network(self.kp, self.first, self.first_bias, self.out, self.out_bias)
+        return Network(self.kp, self.first, self.first_bias, self.out, self.out_bias)
 
 
 LAYERED_MAGIC = b"USIEVNN2"
@@ -107,9 +108,9 @@ class LayeredWeights:
     def hidden(self) -> int:
         return int(self.first_bias.size)
 
-    def network(self) -> kp.Network:
+    def network(self) -> Network:
         """These weights as the search takes them."""
-        return kp.Network(self.kp, self.first, self.first_bias,
+        return Network(self.kp, self.first, self.first_bias,
                           layers=(self.l1_w, self.l1_b, self.l2_w, self.l2_b, self.l3_w,
                                   self.l3_b))
 

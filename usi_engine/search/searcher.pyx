@@ -729,6 +729,7 @@ def _see_ge(Position position, int move, int threshold) -> bool:
     """Test hook: whether `move` wins at least `threshold` by static exchange (SEE's
     own values: `_see_value`).
 
+    >>> from usi_engine.core.position import Position
     >>> _see_ge(Position(), Position().parse_usi("7g7f"), 0)
     True
     """
@@ -747,6 +748,7 @@ def _table_entry(Searcher searcher, Position position):
     depth, bound) with bound 1 upper, 2 lower, 3 exact; None where there is none.
     Values are as stored at ply 0 (a mate score counts from this position).
 
+    >>> from usi_engine.core.position import Position
     >>> s = Searcher(); r = s.search(Position(), depth=4)
     >>> _table_entry(s, Position())[0] == r.best
     True

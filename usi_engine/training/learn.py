@@ -100,8 +100,8 @@ def train_step(model: Model, optimizer: Adam, features: np.ndarray, part: Datase
     loss, g = loss_terms(model, features, part, cfg)
     sign = np.where(part.side == 0, 1.0, -1.0) * g
     width = features.shape[2]
-    grad = np.bincount(features[:, 0].ravel(), weights=np.repeat(sign, width),
-                       minlength=model.w.size)
+    grad: np.ndarray = np.bincount(features[:, 0].ravel(), weights=np.repeat(sign, width),
+                                   minlength=model.w.size).astype(np.float64, copy=False)
     grad -= np.bincount(features[:, 1].ravel(), weights=np.repeat(sign, width),
                         minlength=model.w.size)
     grad /= len(part)

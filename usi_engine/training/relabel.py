@@ -248,7 +248,7 @@ def relabel_records(teacher: Teacher, name: str, records: np.ndarray, config: Co
         else:
             restart()
         for i in np.flatnonzero(ask):
-            sfen = record_sfen(records, i)
+            sfen = record_sfen(records, int(i))
             while True:
                 try:
                     score = teacher.score(sfen)

@@ -103,7 +103,8 @@ class UsiOption:
             return None
         at = words.index("type") if "type" in words[3:] else len(words)
         option = cls(" ".join(words[2:at]))
-        key, values = None, []
+        key: str | None = None
+        values: list[str] = []
         for word in words[at:] + ["type"]:          # a sentinel keyword flushes the last
             if word in ("type", "default", "min", "max", "var"):
                 if key is not None:

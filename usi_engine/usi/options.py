@@ -128,10 +128,11 @@ class OptionSpec:
         line = f"option name {self.name} type {self.type}"
         if self.type == "button":
             return line
+        default: str
         if self.type == "check":
             default = "true" if self.default else "false"
         elif self.type in ("string", "filename"):
-            default = self.default if self.default else EMPTY
+            default = str(self.default) if self.default else EMPTY
         else:
             default = str(self.default)
         line += f" default {default}"
