@@ -373,6 +373,7 @@ def _resign_script(seen, time_lines=("Total_Time:300", "Increment:10")):
     return script
 
 
+@pytest.mark.timing
 def test_a_silent_engine_is_stopped_then_resigns_before_its_time_is_up(tmp_path):
     seen = {}
     server = ScriptServer(_resign_script(seen, ("Total_Time:0", "Byoyomi:3")))
@@ -384,6 +385,7 @@ def test_a_silent_engine_is_stopped_then_resigns_before_its_time_is_up(tmp_path)
     assert "engine silent: resigned" in bridge.reports[0].notes
 
 
+@pytest.mark.timing
 def test_an_engine_over_its_time_is_stopped_and_its_late_move_logged(tmp_path):
     seen = {}
     server = ScriptServer(_resign_script(seen, ("Total_Time:0", "Byoyomi:4")))

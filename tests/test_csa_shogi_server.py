@@ -1,7 +1,9 @@
 """The CSA bridge against the real server software of floodgate, shogi-server (Ruby),
 run from a private copy on 127.0.0.1: a Fischer game between two bridges, a byoyomi
 game (one side pondering) and a game resumed from the server's moves (a buoy), each
-to a normal end, with this engine at depth 2 so that a game takes a few seconds.
+to a normal end, with this engine at depth 2 so that a game takes a few seconds. The
+default run plays the byoyomi game (floodgate's kind); the other two are marked slow
+(.ci/run plays them).
 
 shogi-server is looked for in $SHOGI_SERVER_DIR, else in ../shared/tools/shogi-server
 beside the checkout; it needs Debian's ruby and ruby-webrick (.ci/run installs them).
@@ -115,6 +117,7 @@ def check_pair(bridges, codes, server_dir):
     return a, b
 
 
+@pytest.mark.slow
 def test_fischer_game_between_two_bridges_on_shogi_server(shogi_server, tmp_path):
     port, server_dir = shogi_server
     game = "test-20-1F"
@@ -133,6 +136,7 @@ def test_byoyomi_game_with_ponder_on_shogi_server(shogi_server, tmp_path):
     assert carol.ponders > 0 and dave.ponders == 0
 
 
+@pytest.mark.slow
 def test_resumed_buoy_game_starts_from_the_servers_moves(shogi_server, tmp_path):
     port, server_dir = shogi_server
     game = "buoy_resume-20-1F"

@@ -102,7 +102,8 @@ def test_timeout_raises_naming_the_engine(tmp_path):
 
 
 def test_timeout_names_the_program_before_the_handshake(tmp_path):
-    with UsiClient(fake_engine(tmp_path, "pass\n", name="mute.py")) as engine:
+    mute = 'if line == "quit":\n    break\n'           # silent, but quits when told
+    with UsiClient(fake_engine(tmp_path, mute, name="mute.py")) as engine:
         with pytest.raises(UsiTimeout, match="mute.py: no usiok"):
             engine.usi(timeout=0.2)
 
