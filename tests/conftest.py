@@ -59,3 +59,61 @@ def read_perft_suite():
 def startpos():
     from usi_engine import Position
     return Position()
+
+
+# ---- jobs started at collection, run beside the tests ------------------------------------
+#: Checks that are one long subprocess (mypy over the package: 12 s on one core) start as
+#: soon as collection shows one of their tests is selected, and run on the second core
+#: while the others run; their tests then wait for the result.  {test file: job}
+BACKGROUND_JOBS: dict[str, "BackgroundJob"] = {}
+
+
+class BackgroundJob:
+    """A command run in a subprocess from collection on; :meth:`result` waits for it."""
+
+    def __init__(self, command: list[str], **popen) -> None:
+        self.command, self.popen, self.proc = command, popen, None
+        self._result: subprocess.CompletedProcess | None = None
+
+    def start(self) -> None:
+        if self.proc is None:
+            self.proc = subprocess.Popen(self.command, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, text=True, **self.popen)
+
+    def result(self, timeout: float = 300) -> subprocess.CompletedProcess:
+        if self._result is None:
+            self.start()
+            out, err = self.proc.communicate(timeout=timeout)
+            self._result = subprocess.CompletedProcess(self.command, self.proc.returncode,
+                                                       out, err)
+        return self._result
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.communicate()
+
+
+#: The test files whose checks share the differential walk (tests/differential_corpus.py).
+WALKING_FILES = {"test_differential.py", "test_generators.py"}
+
+
+def pytest_collection_modifyitems(session, config, items):
+    wanted = {Path(str(item.fspath)).name for item in items}
+    for name, job in BACKGROUND_JOBS.items():
+        if name in wanted:
+            job.start()
+    # The default corpus' walk (25 s on one core) likewise, in a forked child, once every
+    # check is registered (collection imported the files that register them).
+    corpus = sys.modules.get("differential_corpus")
+    if corpus is not None and any(Path(str(item.fspath)).name in WALKING_FILES
+                                  and "[large]" not in item.nodeid for item in items):
+        corpus.start_background_walk("default")
+
+
+def pytest_unconfigure(config):
+    for job in BACKGROUND_JOBS.values():
+        job.stop()
+    corpus = sys.modules.get("differential_corpus")
+    if corpus is not None:
+        corpus.stop_background_walks()

@@ -1,32 +1,37 @@
 """The whole package type-checks (mypy), and so do the README's Python examples against
-the package's stubs; one mypy run checks all three files sets (a run costs some 12 s)."""
+the package's stubs. One mypy run checks all three (some 12 s on one core); it starts at
+collection and runs beside the other tests (conftest.BACKGROUND_JOBS)."""
+import atexit
 import os
 import re
-import subprocess
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import BACKGROUND_JOBS, ROOT, BackgroundJob
 from test_readme import python_examples
+
+FOLDER = Path(tempfile.mkdtemp(prefix="usi-engine-mypy-"))
+atexit.register(shutil.rmtree, FOLDER, True)
+EXAMPLES = python_examples()
+(FOLDER / "readme_examples.py").write_text(EXAMPLES)
+# A misspelt keyword must be caught: the examples are checked, not waved through.
+(FOLDER / "readme_misspelt.py").write_text(EXAMPLES + "\nSearcher().search(pos, dpth=8)\n")
+BACKGROUND_JOBS[Path(__file__).name] = BackgroundJob(
+    [sys.executable, "-m", "mypy", "--ignore-missing-imports", "--no-incremental",
+     "--cache-dir", str(FOLDER / "cache"), "usi_engine",
+     str(FOLDER / "readme_examples.py"), str(FOLDER / "readme_misspelt.py")],
+    env=dict(os.environ, MYPYPATH=str(ROOT)), cwd=ROOT)
 
 
 @pytest.fixture(scope="module")
-def mypy_errors(tmp_path_factory) -> dict[str, list[str]]:
+def mypy_errors() -> dict[str, list[str]]:
     """mypy's error lines by file (the package's files relative to the checkout, the
-    examples by name), from one run over usi_engine/ and the two example files."""
-    folder = tmp_path_factory.mktemp("mypy")
-    examples = python_examples()
-    (folder / "readme_examples.py").write_text(examples)
-    # A misspelt keyword must be caught: the examples are checked, not waved through.
-    (folder / "readme_misspelt.py").write_text(examples + "\nSearcher().search(pos, dpth=8)\n")
-    env = dict(os.environ, MYPYPATH=str(ROOT))
-    result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--ignore-missing-imports", "--no-incremental",
-         "--cache-dir", str(folder / "cache"), "usi_engine",
-         str(folder / "readme_examples.py"), str(folder / "readme_misspelt.py")],
-        capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    examples by name)."""
+    result = BACKGROUND_JOBS[Path(__file__).name].result()
     assert "error:" in result.stdout or result.returncode == 0, result.stdout + result.stderr
     errors: dict[str, list[str]] = {}
     for line in result.stdout.splitlines():
@@ -45,8 +50,7 @@ def test_every_package_module_type_checks(mypy_errors):
 
 
 def test_readme_examples_type_check(mypy_errors):
-    source = python_examples()
-    assert "Searcher().search(" in source and "MateSolver().solve(" in source
+    assert "Searcher().search(" in EXAMPLES and "MateSolver().solve(" in EXAMPLES
     assert mypy_errors.get("readme_examples.py") is None
 
 
