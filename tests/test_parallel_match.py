@@ -10,6 +10,7 @@ import pytest
 pytest.importorskip("cshogi")
 from bench.lib import match as core  # noqa: E402
 from bench.strength import match  # noqa: E402
+from bench.lib.timecontrol import TimeControl, parse_tc  # noqa: E402
 
 FAKE = textwrap.dedent('''
     import sys, cshogi
@@ -92,8 +93,8 @@ def test_a_node_limited_match_sends_go_nodes_and_keeps_no_clock(tmp_path, fake):
 
 
 def test_a_node_limit_is_read_from_nodes_equals_n():
-    assert core.parse_tc("nodes=50000") == core.TimeControl(nodes=50000)
-    assert str(core.parse_tc("nodes=50000")) == "50000 nodes a move"
+    assert parse_tc("nodes=50000") == TimeControl(nodes=50000)
+    assert str(parse_tc("nodes=50000")) == "50000 nodes a move"
 
 
 def test_a_rerun_with_the_same_record_file_plays_no_game_again(tmp_path, fake):

@@ -475,12 +475,25 @@ def add_learn_parser(sub: "argparse._SubParsersAction[Any]") -> None:
 
 
 def cmd_learn_net(args: argparse.Namespace) -> int:
-    """Train the network on top of the king-piece table (see :mod:`usi_engine.training.learn_net`)."""
-    from usi_engine.training.learn_net import main_learn_net
+    """Train the network on top of the king-piece table: the square head
+    (:mod:`usi_engine.training.learn_net`) or the layered one (``learn_layers``)."""
+    from usi_engine.eval import kp
+    from usi_engine.training.learn_layers import train_layers
+    from usi_engine.training.learn_net import NetConfig, train_net
+    head = args.head
+    hidden = args.hidden or (kp.HIDDEN if head == "square" else 128)
+    if head == "square" and hidden != kp.HIDDEN:
+        return _fail(f"the square head is {kp.HIDDEN} wide (--hidden goes with --head layers)")
+    train = train_layers if head == "layers" else train_net
     try:
-        return main_learn_net(args)
+        cfg = NetConfig(epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
+                        out_lr=args.out_lr, lambda_=args.lambda_, scale=args.scale,
+                        max_score=args.max_score, val_fraction=args.val_fraction,
+                        seed=args.seed, init=args.init or "", hidden=hidden)
+        train(args.data, args.out, cfg, log=lambda line: print(line, flush=True))
     except ValueError as exc:
         return _fail(str(exc))
+    return 0
 
 
 def add_learn_net_parser(sub: "argparse._SubParsersAction[Any]") -> None:

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.lib.paths import REPO
+from bench.lib.timecontrol import TimeControl
 
 GAMES_DIRS = ("/usr/games", "/usr/local/games")
 YO_DEFAULT = Path.home() / ".cache" / "usi-peers" / "yaneuraou-material"
@@ -289,7 +290,6 @@ def command_spec(key: str, command: str, options: dict | None = None) -> EngineS
 def peer_spec(key: str, hash_mb: int = 64):
     """The EngineSpec of a named peer, None when ``key`` names no peer, or a message
     saying why it cannot play (not installed, bad level)."""
-    from bench.lib.match import TimeControl
     m = re.fullmatch(r"gpsshogi(?:-nodes(\d+))?", key)
     if m:
         path = find_peer("gpsshogi")

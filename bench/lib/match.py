@@ -8,7 +8,7 @@ needs cshogi alone, so it also runs on a machine that reaches no package registr
 * Game g of a pairing plays opening ``(offset + g // 2) % len(openings)``, engine A black
   when g is even and white when g is odd.
 * Time controls: byoyomi, main time + byoyomi, main time + increment
-  (:func:`parse_tc`); each side has its own (time odds).  The runner keeps each
+  (:func:`bench.lib.timecontrol.parse_tc`); each side has its own (time odds).  The runner keeps each
   side's clock from the moment ``go`` is written to the moment ``bestmove`` is read.
 * Rules (cshogi): an illegal move, a ``bestmove`` later than the time available plus
   the side's margin, ``resign``, a false entering-king declaration, a crash or a silent
@@ -23,9 +23,7 @@ needs cshogi alone, so it also runs on a machine that reaches no package registr
 """
 from __future__ import annotations
 
-import argparse
 import queue
-import re
 import sys
 import threading
 import time
@@ -37,48 +35,10 @@ from bench.lib.engines import (EngineSpec, TrafficLog, UsiClient, UsiError, UsiT
 from bench.lib.records import append_jsonl, csa_record, load_jsonl
 from bench.lib.stats import score_summary, sprt_decision, sprt_llr
 from bench.lib.suites import split_opening
+from bench.lib.timecontrol import TimeControl
 
 #: What both engines get unless an option says otherwise (when the engine offers it).
 DEFAULT_OPTIONS = {"Threads": "1", "USI_Hash": "64", "NetworkDelay": "0", "NetworkDelay2": "0"}
-
-
-# --- time control ----------------------------------------------------------------------
-
-
-@dataclass
-class TimeControl:
-    main_ms: int | None = None       # None: no main time (pure byoyomi)
-    byoyomi_ms: int | None = None
-    inc_ms: int | None = None
-    nodes: int | None = None         # `go nodes N`: no clock at all (see NODE_LIMITED_MS)
-
-    def __str__(self) -> str:
-        if self.nodes is not None:
-            return f"{self.nodes} nodes a move"
-        if self.byoyomi_ms is not None:
-            return (f"{self.main_ms} ms + {self.byoyomi_ms} ms byoyomi" if self.main_ms
-                    else f"{self.byoyomi_ms} ms byoyomi")
-        return f"{self.main_ms} ms + {self.inc_ms} ms increment"
-
-
-def parse_tc(text: str) -> TimeControl:
-    """``200`` or ``byoyomi=200``: 200 ms a move (byoyomi); ``10000+100``: 10 s main
-    time plus a 100 ms increment (Fischer); ``10000/200``: 10 s main time, then 200 ms
-    byoyomi; ``inc=100``: no main time, 100 ms increment."""
-    t = text.strip().lower().replace(" ", "")
-    if m := re.fullmatch(r"(?:byoyomi=)?(\d+)", t):
-        return TimeControl(None, int(m[1]), None)
-    if m := re.fullmatch(r"(\d+)\+(\d+)", t):
-        return TimeControl(int(m[1]), None, int(m[2]))
-    if m := re.fullmatch(r"(\d+)/(\d+)", t):
-        return TimeControl(int(m[1]), int(m[2]), None)
-    if m := re.fullmatch(r"inc=(\d+)", t):
-        return TimeControl(0, None, int(m[1]))
-    if m := re.fullmatch(r"nodes=(\d+)", t):
-        return TimeControl(nodes=int(m[1]))
-    raise argparse.ArgumentTypeError(
-        f"bad time control {text!r}: use MS (byoyomi), MAIN+INC (increment) or MAIN/BYOYOMI, in ms, "
-        "or nodes=N")
 
 
 #: The longest a node-limited move may take before it counts as lost on time (an engine

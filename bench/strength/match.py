@@ -40,8 +40,9 @@ from pathlib import Path
 
 from bench.lib import engines
 from bench.lib.match import (DEFAULT_OPTIONS, MATE_SCORE_FLOOR, Match, Player, a_score,
-                             conversion_table, distinct_openings, load_records, parse_tc,
+                             conversion_table, distinct_openings, load_records,
                              phase_table, read_openings_or_exit, summary)
+from bench.lib.timecontrol import parse_tc
 from bench.lib.paths import ENGINE_SH, OPENINGS, OUT
 from bench.lib.stats import elo_stats, fmt_elo, score_summary
 

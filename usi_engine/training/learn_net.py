@@ -287,22 +287,3 @@ def train_net(paths: Sequence[str | Path], out: str | Path, cfg: NetConfig,
     return run_learner(paths, out, cfg, log, starting_net, f"hidden {cfg.hidden}",
                        new_optimizer, train_step, evaluate_loss,
                        lambda path, net: eval_weights.write_net(path, export(net)))
-
-
-def main_learn_net(args) -> int:
-    """The `usi-engine learn-net` command (argparse namespace from __main__)."""
-    head = getattr(args, "head", "square")
-    hidden = getattr(args, "hidden", None) or (kp.HIDDEN if head == "square" else 128)
-    if head == "square" and hidden != kp.HIDDEN:
-        raise ValueError(f"the square head is {kp.HIDDEN} wide (--hidden goes with --head layers)")
-    cfg = NetConfig(epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
-                    out_lr=args.out_lr, lambda_=args.lambda_, scale=args.scale,
-                    max_score=args.max_score, val_fraction=args.val_fraction,
-                    seed=args.seed, init=args.init or "", hidden=hidden)
-    log = lambda line: print(line, flush=True)      # noqa: E731
-    if head == "layers":
-        from usi_engine.training.learn_layers import train_layers
-        train_layers(args.data, args.out, cfg, log=log)
-    else:
-        train_net(args.data, args.out, cfg, log=log)
-    return 0
