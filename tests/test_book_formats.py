@@ -12,7 +12,7 @@ from usi_engine import Position
 from usi_engine.book import BookMove, MemoryBook, OnTheFlyBook, read_db, write_db
 from usi_engine.book.apery import (ENTRY, MT19937_64, AperyBook, apery_key, apery_to_move,
                                    move_to_apery, write_bin)
-from usi_engine.book.model import flip_move, flip_sfen, split_ply
+from usi_engine.notation.sfen import flip_move, flip_sfen, split_ply
 from usi_engine.book.textdb import HEADER, BookFormatError, iter_db
 
 START = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from usi_engine import Position
 from usi_engine.book import BookMove, BookSettings, MemoryBook, probe
-from usi_engine.book.model import flip_sfen
+from usi_engine.notation.sfen import flip_sfen
 
 START = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
 AFTER_76 = "lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2"

@@ -72,7 +72,7 @@ def test_we_read_the_book_yaneuraou_writes_from_ours(tmp_path):
     theirs = read_db(str(tmp_path / "book" / "user_book1.db"))
     ours = read_db(shipped_book_path())
     assert len(theirs) == len(ours)
-    from usi_engine.book.model import flip_sfen
+    from usi_engine.notation.sfen import flip_sfen
     from usi_engine.core.position import Position
     added = 0
     for sfen, moves in ours.items():

@@ -6,7 +6,9 @@ import cshogi
 import pytest
 
 from usi_engine.usi.info import parse_info
-from usi_engine.csa.protocol import (STARTPOS_SFEN, CsaBoard, SummaryError, floodgate_comment,
+from usi_engine.notation.csa_board import CsaBoard, CsaPositionError
+from usi_engine.notation.sfen import STARTPOS_SFEN
+from usi_engine.csa.protocol import (SummaryError, floodgate_comment,
                                      parse_game_summary, parse_move_line)
 
 
@@ -103,9 +105,9 @@ def test_explicit_board_with_hands_and_al_round_trips_through_csa_lines():
 
 
 def test_bad_position_lines_are_named_in_the_error():
-    with pytest.raises(SummaryError, match="P5"):
+    with pytest.raises(CsaPositionError, match="P5"):
         CsaBoard.from_csa_lines(["PI", "P5+XX", "+"])
-    with pytest.raises(SummaryError, match="no king"):
+    with pytest.raises(CsaPositionError, match="no king"):
         CsaBoard.from_csa_lines(["P+00FU"])
 
 

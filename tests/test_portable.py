@@ -56,7 +56,7 @@ def test_relabel_and_csa_local_game_split_with_the_client():
 
 @pytest.fixture
 def progress(monkeypatch):
-    from usi_engine.training import progress
+    from usi_engine.console import progress
     monkeypatch.setattr(progress, "_vt_ok", None)
     monkeypatch.setattr(progress, "_last_width", 0)
     return progress
@@ -181,7 +181,7 @@ def test_the_client_starts_its_engine_with_those_arguments(monkeypatch):
 # --- free memory on Windows: GlobalMemoryStatusEx ------------------------------------------
 
 def test_available_memory_on_windows_comes_from_global_memory_status_ex(monkeypatch):
-    from usi_engine.core import hashsize
+    from usi_engine.usi import hashsize
 
     class Kernel32:
         def GlobalMemoryStatusEx(self, pointer):
@@ -196,7 +196,7 @@ def test_available_memory_on_windows_comes_from_global_memory_status_ex(monkeypa
 
 
 def test_available_memory_on_windows_is_unknown_when_the_call_fails(monkeypatch):
-    from usi_engine.core import hashsize
+    from usi_engine.usi import hashsize
 
     class Failing:
         def GlobalMemoryStatusEx(self, pointer):

@@ -252,3 +252,9 @@ def test_the_table_has_no_entry_for_a_position_never_searched():
     s.set_hash(16)
     s.search(Position(), depth=3)
     assert _table_entry(s, Position(MIDGAME)) is None
+
+
+def test_the_search_mate_value_is_the_notations():
+    from usi_engine.notation.score import MATE_VALUE
+    from usi_engine.search.searcher import SEARCH_MATE_VALUE
+    assert SEARCH_MATE_VALUE == MATE_VALUE == 32000

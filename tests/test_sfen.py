@@ -160,8 +160,8 @@ BAD = [
     ("4k4/9/9/9/9/9/9/9/4K4 b PP 1", "listed twice"),
     ("4k4/9/9/9/9/9/9/9/4K4 b - 0", "sfen ply"),
     ("4k4/9/9/9/9/9/9/9/4K4 b - x", "sfen ply"),
-    ("4k4/9/9/9/9/9/9/9/4K4", "expected 3 or 4 fields"),
-    ("", "expected 3 or 4 fields"),
+    ("4k4/9/9/9/9/9/9/9/4K4", "sfen needs <board> <side> <hand>"),
+    ("", "no position"),
     # only a tsume's attacker may lack its king, not both sides
     ("9/9/9/9/9/9/9/9/9 b - 1", "no king"),
     ("9/9/9/9/9/9/9/9/9 w P 1", "no king"),
@@ -174,8 +174,8 @@ BAD = [
     # the USI forms: 'startpos'/'sfen' first, then moves that are legal
     ("startpos moves 7g7f 7g7f", "moves: move 2 '7g7f' is illegal"),
     ("startpos moves 7g7x", "moves: move 1: bad move"),
-    ("moves 7g7f sfen 4k4/9/9/9/9/9/9/9/4K4 b - 1", "expected 3 or 4 fields"),
-    ("4k4/9/9/9/9/9/9/9/4K4 b - 1 startpos", "must come first"),
+    ("moves 7g7f sfen 4k4/9/9/9/9/9/9/9/4K4 b - 1", "sfen needs <board> <side> <hand>"),
+    ("4k4/9/9/9/9/9/9/9/4K4 b - 1 startpos", "unexpected token 'startpos' after the sfen"),
 ]
 
 

@@ -1,4 +1,5 @@
-"""The training package's shared modules: record I/O (data), the loss, Adam, progress."""
+"""The training package's shared modules: record I/O (data), the loss, Adam; and the
+console's progress lines that its commands write."""
 import ast
 import math
 from pathlib import Path
@@ -7,7 +8,8 @@ import numpy as np
 import pytest
 
 from usi_engine.core.packed import PSV_DTYPE
-from usi_engine.training import data, loss, optim, progress
+from usi_engine.console import progress
+from usi_engine.training import data, loss, optim
 
 from test_learn import _records
 

@@ -64,7 +64,7 @@ def _fail(message: str, command: str = "") -> int:
 def _progress(text: str) -> None:
     """A progress note on stderr, only when stderr is a terminal (rewritten in place)."""
     if sys.stderr.isatty():
-        from usi_engine.training.progress import in_place
+        from usi_engine.console.progress import in_place
         print(in_place(text), end="", file=sys.stderr, flush=True)
 
 

@@ -65,7 +65,7 @@ def game_db_scores(db: str | Path, player: str = "new") -> list[float]:
 def start_sfen(record: dict) -> str:
     """The SFEN of the position a match record's moves start from ("startpos" or
     "sfen ..." in its `start`; the start position when there is none)."""
-    from usi_engine.record.model import STARTPOS_SFEN
+    from usi_engine.notation.sfen import STARTPOS_SFEN
     start = record.get("start") or "startpos"
     return STARTPOS_SFEN if start == "startpos" else start.removeprefix("sfen ").strip()
 

@@ -21,7 +21,7 @@ from typing import Any, Iterator
 
 from usi_engine.analysis.core import AnalysisSettings, GameAnalysis, analyze_record
 from usi_engine.cluster.arguments import add_ray_argument
-from usi_engine.training.progress import clear_line, progress_line
+from usi_engine.console.progress import clear_line, progress_line
 
 __all__ = ["main_analyze", "find_games", "RECORD_SUFFIXES"]
 

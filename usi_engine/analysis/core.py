@@ -16,11 +16,11 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-__all__ = ["AnalysisSettings", "Line", "PlyAnalysis", "GameAnalysis", "MATE_VALUE",
+from usi_engine.notation.score import MATE_VALUE
+
+__all__ = ["AnalysisSettings", "Line", "PlyAnalysis", "GameAnalysis",
            "WIN_RATE_COEFFICIENT", "MARKS", "win_rate", "mark_for", "analyze_record"]
 
-#: A mate in n plies as a value (the convention of YaneuraOu's books and of ours).
-MATE_VALUE = 32000
 #: ShogiHome's coefficient of the logistic function from cp to win rate.
 WIN_RATE_COEFFICIENT = 600.0
 #: (least loss of win rate, mark), worst first.

@@ -13,7 +13,8 @@ the choice of a book move under YaneuraOu's book options, and the tools of
 Only the model and text formats are pure Python; ``probe`` and the tools use the
 compiled core (legality, Position).
 """
-from usi_engine.book.model import BookMove, MemoryBook, flip_move, flip_sfen, split_ply
+from usi_engine.book.model import BookMove, MemoryBook
+from usi_engine.notation.sfen import flip_move, flip_sfen, split_ply
 from usi_engine.book.textdb import OnTheFlyBook, read_db, write_db
 from usi_engine.book.loader import BookLoader, open_book
 from usi_engine.book.select import BookHit, BookSettings, probe

@@ -26,7 +26,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from usi_engine.book.model import BookMove, MemoryBook, board_cells, is_move_text, parse_hand
+from usi_engine.book.model import BookMove, MemoryBook, is_move_text
+from usi_engine.notation.sfen import board_cells, parse_hand
 
 __all__ = ["ENTRY", "MT19937_64", "apery_key", "move_to_apery", "apery_to_move",
            "AperyBook", "read_bin", "write_bin", "APERY_DEPTH"]

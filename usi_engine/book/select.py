@@ -30,7 +30,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from usi_engine.book.model import BookMove, flip_move, flip_sfen, is_move_text
+from usi_engine.book.model import BookMove, is_move_text
+from usi_engine.notation.sfen import flip_move, flip_sfen
 
 __all__ = ["BookSettings", "BookHit", "probe", "lookup", "playable", "value_floor", "LookupBook"]
 

@@ -31,7 +31,8 @@ import os
 from collections.abc import Callable, Iterator
 from typing import IO
 
-from usi_engine.book.model import BookMove, MemoryBook, sort_moves, split_ply
+from usi_engine.book.model import BookMove, MemoryBook, sort_moves
+from usi_engine.notation.sfen import split_ply
 
 __all__ = ["HEADER", "read_db", "iter_db", "write_db", "OnTheFlyBook", "BookFormatError"]
 

@@ -13,14 +13,15 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from usi_engine.record.usi import split_position_line
-from usi_engine.book.model import BookMove, MemoryBook, NO_MOVE, sort_moves, split_ply
-from usi_engine.training.progress import in_place
+from usi_engine.book.model import BookMove, MemoryBook, NO_MOVE, sort_moves
+from usi_engine.notation.score import MATE_VALUE
+from usi_engine.notation.sfen import split_ply
+from usi_engine.console.progress import in_place
 
 __all__ = ["bin_to_memory", "cmd_convert", "cmd_merge", "cmd_sort", "cmd_think",
            "cmd_from_records", "think_position", "main_book"]
 
 #: A score of mate in n plies as a book value (YaneuraOu's convention).
-MATE_VALUE = 32000
 
 
 def _progress(text: str) -> None:

@@ -32,7 +32,8 @@ from usi_engine.core.movegen cimport (GEN_CAPTURES, GEN_CHECKS, GEN_EVASIONS, GE
 
 init_tables()
 
-STARTPOS_SFEN = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
+from usi_engine.notation.position_line import read_position_text
+from usi_engine.notation.sfen import STARTPOS_SFEN
 #: Room in every move buffer: more than any position can have (see core/types.pxd).
 MAX_LEGAL_MOVES = MAX_MOVES
 

@@ -239,18 +239,11 @@ cdef _parse_position_into(Pos* p, str text):
     """Set p from ``[startpos | sfen <SFEN> | <SFEN>] [moves m1 m2 ...]``; ValueError
     naming the field or the move on any error (p then holds garbage, as above)."""
     cdef int m
-    tokens = text.split()
-    moves_at = tokens.index("moves") if "moves" in tokens else len(tokens)
-    head, moves = tokens[:moves_at], tokens[moves_at + 1:]
-    if head == ["startpos"]:
-        sfen = STARTPOS_SFEN
-    elif head[:1] == ["sfen"]:
-        sfen = " ".join(head[1:])
-    elif "startpos" in head or "sfen" in head:
-        raise ValueError(f"sfen: 'startpos' or 'sfen' must come first, got {text[:80]!r}")
-    else:
-        sfen = " ".join(head)
-    _parse_sfen_into(p, sfen)
+    line = read_position_text(text)           # the one reader of position text
+    if line is None:
+        raise ValueError(f"sfen: no position in {text[:80]!r}")
+    moves = line.moves
+    _parse_sfen_into(p, STARTPOS_SFEN if line.sfen is None else line.sfen)
     for number, move_text in enumerate(moves, start=1):
         try:
             m = usi_to_move(move_text)

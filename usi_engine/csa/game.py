@@ -14,7 +14,8 @@ from datetime import datetime
 from typing import TextIO
 
 from usi_engine.csa.clock import Clock
-from usi_engine.csa.protocol import RECORD_END_CODES, STARTPOS_SFEN, GameSummary
+from usi_engine.csa.protocol import RECORD_END_CODES, GameSummary
+from usi_engine.notation.sfen import STARTPOS_SFEN
 from usi_engine.usi.info import Info
 
 __all__ = ["GameReport", "GameState", "BridgeLog", "mask_login", "safe_name", "write_record"]

@@ -3,9 +3,10 @@
 `usi_engine.core.position.Position`; the handicap table; Japanese piece names."""
 from __future__ import annotations
 
-from usi_engine.csa.protocol import (FROM_SFEN_LETTER, HAND_KINDS, PROMOTE, UNPROMOTE,
+from usi_engine.notation.csa_board import (FROM_SFEN_LETTER, HAND_KINDS, PROMOTE, UNPROMOTE,
                                      CsaBoard)
-from usi_engine.record.model import STARTPOS_SFEN, RecordError
+from usi_engine.notation.sfen import STARTPOS_SFEN
+from usi_engine.record.model import RecordError
 
 RANKS = "abcdefghi"
 

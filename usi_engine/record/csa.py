@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import re
 
-from usi_engine.csa.protocol import CsaBoard, SummaryError
+from usi_engine.notation.csa_board import CsaBoard, CsaPositionError
 from usi_engine.record.board import Game, board_from_sfen, handicap_of
-from usi_engine.record.model import STARTPOS_SFEN, Record, RecordError, result_of
+from usi_engine.notation.sfen import STARTPOS_SFEN
+from usi_engine.record.model import Record, RecordError, result_of
 
 CSA_TERMINATIONS = {
     "TORYO": "resign", "CHUDAN": "interrupt", "SENNICHITE": "repetition_draw",
@@ -164,7 +165,7 @@ def _read_game(lines: list[str], first: int, source: str | None) -> Record:
 def _start(record: Record, lines: list[str], source, number) -> Game:
     try:
         board = CsaBoard.from_csa_lines(lines)
-    except SummaryError as exc:
+    except CsaPositionError as exc:
         raise RecordError(str(exc), source, number) from None
     record.start_sfen = board.sfen()
     record.handicap = handicap_of(record.start_sfen)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 
-from usi_engine.csa.protocol import PROMOTE
+from usi_engine.notation.csa_board import PROMOTE
 from usi_engine.record.board import (HAND_KINDS, Game, board_from_sfen, handicap_of,
                                      square_usi, usi_squares)
 from usi_engine.record.csa import CSA_TERMINATIONS, TERMINATION_CSA
-from usi_engine.record.model import (STARTPOS_SFEN, Record, RecordError, Variation,
+from usi_engine.notation.sfen import STARTPOS_SFEN
+from usi_engine.record.model import (Record, RecordError, Variation,
                                      result_of)
 
 #: JKF presets and the handicap names they are.

@@ -13,7 +13,8 @@ from usi_engine.record.board import (HAND_KINDS, KANJI_DIGITS, KIND_BOARD_NAME,
                                      WIDE_DIGITS, Game, board_from_sfen, handicap_of,
                                      handicap_sfen, kanji_count, kanji_number, square_usi,
                                      usi_squares)
-from usi_engine.record.model import (STARTPOS_SFEN, Record, RecordError, Variation,
+from usi_engine.notation.sfen import STARTPOS_SFEN
+from usi_engine.record.model import (Record, RecordError, Variation,
                                      result_of, start_turn)
 
 #: Termination words in moves and result lines, and what `write` uses for each.

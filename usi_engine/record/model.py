@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-STARTPOS_SFEN = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
+from usi_engine.notation.sfen import STARTPOS_SFEN
 
 #: How a game ended, as `Record.termination` (None: the record just stops), and who
 #: wins: "mover" (the side to move after the last move), "other" (the side that made

@@ -1,8 +1,10 @@
 """USI ``position`` lines and bare SFENs: one game per line."""
 from __future__ import annotations
 
+from usi_engine.notation.position_line import read_position_text
+from usi_engine.notation.sfen import STARTPOS_SFEN
 from usi_engine.record.board import Game, handicap_of
-from usi_engine.record.model import STARTPOS_SFEN, Record, RecordError
+from usi_engine.record.model import Record, RecordError
 
 
 def split_position_line(line: str) -> tuple[str, list[str]] | None:
@@ -13,23 +15,13 @@ def split_position_line(line: str) -> tuple[str, list[str]] | None:
     >>> split_position_line("position startpos moves 7g7f 3c3d")[1]
     ['7g7f', '3c3d']
     """
-    words = line.split()
-    if not words or words[0].startswith(("#", "//")):
+    parsed = read_position_text(line)
+    if parsed is None:
         return None
-    if words[0] == "position":
-        words = words[1:]
-    if words and words[0] == "startpos":
-        sfen, rest = STARTPOS_SFEN, words[1:]
-    else:
-        if words and words[0] == "sfen":
-            words = words[1:]
-        if len(words) < 3:
-            raise ValueError(f"not a position: {line.strip()[:80]!r}")
-        count = 4 if len(words) > 3 and words[3].isdigit() else 3
-        sfen, rest = " ".join(words[:count]) + ("" if count == 4 else " 1"), words[count:]
-    if rest and rest[0] != "moves":
-        raise ValueError(f"expected 'moves' after the position, not {rest[0]!r}")
-    return sfen, rest[1:]
+    if parsed.sfen is None:
+        return STARTPOS_SFEN, parsed.moves
+    fields = parsed.sfen.split()
+    return " ".join(fields + ["1"] if len(fields) == 3 else fields), parsed.moves
 
 
 def read_usi(text: str, source: str | None = None) -> list[Record]:

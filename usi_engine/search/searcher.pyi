@@ -16,6 +16,8 @@ from usi_engine.mate.solver import MateSolver
 from usi_engine.core.position import Position
 from usi_engine.core.tt import HashMemory
 
+SEARCH_MATE_VALUE: int
+
 class SearchResult:
     """Outcome of a search.  best and ponder are moves (ints; 0 when none); the score is
     from the side to move's view: score_mate in plies (negative when being mated) when

@@ -96,6 +96,10 @@ def _score_fields(int v) -> dict:
     return {"score_cp": v}
 
 
+#: The search's mate value (VALUE_MATE), for Python's side: notation/score.py's
+#: MATE_VALUE must be the same number (tests/test_search.py holds them equal).
+SEARCH_MATE_VALUE = VALUE_MATE
+
 #: spend_factor's weights (see there): time per recent best-move change, per unit of
 #: score lost against the last iterations, and the share kept when the move is settled.
 INSTABILITY_WEIGHT = 0.8

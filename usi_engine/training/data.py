@@ -14,7 +14,7 @@ train on them; every one of those reads and writes them through this module.
     >>> for features, batch in data.batches(positions, 4096, np.random.default_rng(1)):
     ...     ...                                                       # doctest: +SKIP
 
-Stored scores (:data:`SCORE_MATE`, :func:`stored_cp`, :func:`stored_mate`) are int16
+Stored scores (:data:`MATE_VALUE`, :func:`stored_cp`, :func:`stored_mate`) are int16
 centipawns clamped to +-32000, a mate in N plies as +-(32000 - N).
 """
 from __future__ import annotations
@@ -30,6 +30,7 @@ import numpy as np
 from usi_engine.core.packed import PSV_DTYPE, decode_records, unpack
 from usi_engine.eval import kp
 from usi_engine.eval import weights as eval_weights
+from usi_engine.notation.score import MATE_VALUE
 
 #: Bytes of one PackedSfenValue record (PSV_DTYPE.itemsize).
 PSV_RECORD_BYTES = 40
@@ -38,28 +39,27 @@ PSV_RECORD_BYTES = 40
 PSV_DROP_FLAG = 1 << 14
 #: The suffixes of the record files found in a folder.
 RECORD_SUFFIXES = (".psv", ".bin")
-#: Stored scores: centipawns clamped to this, a mate in N plies as +-(SCORE_MATE - N).
-SCORE_MATE = 32000
+#: Stored scores: centipawns clamped to MATE_VALUE, a mate in N plies as +-(MATE_VALUE - N).
 
 
 # ---- stored scores --------------------------------------------------------------------------
 def stored_cp(cp: float) -> int:
-    """A centipawn score as stored: rounded and clamped to +-SCORE_MATE.
+    """A centipawn score as stored: rounded and clamped to +-MATE_VALUE.
 
     >>> stored_cp(123.4), stored_cp(-50000)
     (123, -32000)
     """
-    return max(-SCORE_MATE, min(SCORE_MATE, round(cp)))
+    return max(-MATE_VALUE, min(MATE_VALUE, round(cp)))
 
 
 def stored_mate(plies: int, sign: int) -> int:
     """A mate score as stored: `sign` (+1: the side to move mates, -1: it is mated) times
-    SCORE_MATE less the mate's length in plies (0 when unknown).
+    MATE_VALUE less the mate's length in plies (0 when unknown).
 
     >>> stored_mate(3, 1), stored_mate(-4, -1), stored_mate(0, -1)
     (31997, -31996, -32000)
     """
-    return sign * (SCORE_MATE - min(abs(plies), SCORE_MATE))
+    return sign * (MATE_VALUE - min(abs(plies), MATE_VALUE))
 
 
 # ---- files ------------------------------------------------------------------------------------

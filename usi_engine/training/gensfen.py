@@ -42,8 +42,9 @@ from usi_engine.core.packed import PSV_DTYPE, move_to_psv, pack
 from usi_engine.cluster.arguments import check_ray
 from usi_engine.cluster.ray_pool import RayConnectError
 from usi_engine.core.position import Position
-from usi_engine.training.data import SCORE_MATE, stored_cp, stored_mate, write_records
-from usi_engine.training.progress import clear_line, progress_line
+from usi_engine.notation.score import MATE_VALUE
+from usi_engine.training.data import stored_cp, stored_mate, write_records
+from usi_engine.console.progress import clear_line, progress_line
 
 #: A game is a draw once it reaches this many plies (the SFEN move number passes it).
 MAX_GAME_PLY = 320
@@ -155,7 +156,7 @@ def _new_searcher(settings: Settings):
 
 def _stored_score(result) -> int:
     """The search score as stored (`usi_engine.training.data`): cp clamped to
-    +-SCORE_MATE, mate in k plies as +-(SCORE_MATE - |k|)."""
+    +-MATE_VALUE, mate in k plies as +-(MATE_VALUE - |k|)."""
     if result.score_mate is not None:
         k = result.score_mate
         return stored_mate(k, 1 if k > 0 else -1)

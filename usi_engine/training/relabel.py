@@ -46,10 +46,11 @@ import numpy as np
 from usi_engine.cluster.arguments import check_ray
 from usi_engine.cluster.ray_pool import RayConnectError
 from usi_engine.core.packed import decode_records
-from usi_engine.training.data import (SCORE_MATE, quiet, read_record_file, record_count,
+from usi_engine.notation.score import MATE_VALUE
+from usi_engine.training.data import (quiet, read_record_file, record_count,
                                       record_files, record_sfen, stored_cp, stored_mate,
                                       write_records)
-from usi_engine.training.progress import clear_line, progress_line
+from usi_engine.console.progress import clear_line, progress_line
 from usi_engine.usi.client import UsiClient, UsiEngineExited, UsiError, UsiTimeout, split_command
 from usi_engine.usi.info import Info
 
@@ -91,7 +92,7 @@ TeacherTimeout = UsiTimeout
 
 def stored_score(info: Info, factor: float = 1.0) -> int:
     """The score of an ``info`` line as stored in a record: ``cp`` times `factor`,
-    rounded and clamped to +-SCORE_MATE; a mate in N as +-(SCORE_MATE - N), N = 0 when
+    rounded and clamped to +-MATE_VALUE; a mate in N as +-(MATE_VALUE - N), N = 0 when
     the engine gives no length (``mate +`` / ``mate -``).  See
     `usi_engine.training.data.stored_cp` and `stored_mate`."""
     if info.is_mate:

@@ -18,8 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from usi_engine.notation.score import MATE_VALUE
+
 __all__ = ["Info", "parse_info", "format_info", "format_mate_info", "same_line",
-           "below_resign_value", "MATE_CP"]
+           "below_resign_value"]
 
 
 @dataclass
@@ -162,16 +164,14 @@ def format_mate_info(info: dict[str, Any]) -> str:
         int(info.get("hashfull", 0)))
 
 
-#: Centipawn equivalent of a mate score (mate in n plies = MATE_CP - n), as engines
-#: compare it with ResignValue; above the largest ResignValue is never reached.
-MATE_CP = 32000
-
+# A mate score compares with ResignValue as its centipawn equivalent (mate in n plies =
+# MATE_VALUE - n, notation/score.py); above the largest ResignValue is never reached.
 
 def below_resign_value(result: Any, resign_value: int) -> bool:
     """The search's score for us is below -ResignValue; a mate against us counts as
-    -(MATE_CP - plies), so the default 99999 never resigns, not even when mated."""
+    -(MATE_VALUE - plies), so the default 99999 never resigns, not even when mated."""
     if result.score_mate is not None:
-        score = MATE_CP - abs(result.score_mate)
+        score = MATE_VALUE - abs(result.score_mate)
         score = -score if result.score_mate < 0 else score
     elif result.score_cp is not None:
         score = result.score_cp

@@ -48,7 +48,7 @@ from typing import Any, BinaryIO
 from usi_engine import __version__
 
 from usi_engine.usi import tuning
-from usi_engine.core.hashsize import HashSizer
+from usi_engine.usi.hashsize import HashSizer
 from usi_engine.usi.options import Options
 from usi_engine.usi.info import below_resign_value, format_info, format_mate_info, same_line
 from usi_engine.usi.stdio import Output, iter_lines
@@ -618,7 +618,7 @@ class UsiEngine:
         one before it). Each is reported with an ``info string error``.
         """
         from usi_engine.core.position import Position, STARTPOS_SFEN
-        from usi_engine.usi.position_line import PositionLineError, parse_position_line
+        from usi_engine.notation.position_line import PositionLineError, parse_position_line
 
         try:
             line = parse_position_line(args)

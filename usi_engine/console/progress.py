@@ -1,4 +1,4 @@
-"""Progress lines of the long training commands (``gensfen``, ``relabel``) on a terminal."""
+"""Progress lines of the long commands (gensfen, relabel, analyze, book) on a terminal."""
 from __future__ import annotations
 
 import sys

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["PositionLine", "PositionLineError", "parse_position_line"]
+__all__ = ["PositionLine", "PositionLineError", "parse_position_line", "read_position_text"]
 
 #: board, side to move, hand; then the optional move number
 _SFEN_FIELDS = 3
@@ -73,3 +73,24 @@ def _sfen_fields(args: list[str], words: list[str]) -> tuple[str, int]:
     # (a fourth field is the move number: the SFEN's own check names it if it is none)
     count = min(len(fields), _SFEN_FIELDS + 1)
     return " ".join(fields[:count]), 1 + count
+
+
+def read_position_text(text: str) -> PositionLine | None:
+    """A position as records, books and ``Position(text)`` take it: ``[position]
+    startpos|sfen <SFEN>|<SFEN> [moves m1 m2 ...]``, the bare SFEN standing for ``sfen
+    <SFEN>``; None for a blank line or a comment (``#``, ``//``). The rest is read by
+    :func:`parse_position_line`, so its errors are the ``position`` command's.
+
+    >>> read_position_text("position startpos moves 7g7f").moves
+    ['7g7f']
+    >>> read_position_text("4k4/9/9/9/9/9/9/9/4K4 b - 1 moves 5i4h")
+    PositionLine(sfen='4k4/9/9/9/9/9/9/9/4K4 b - 1', moves=['5i4h'])
+    """
+    words = text.split()
+    if not words or words[0].startswith(("#", "//")):
+        return None
+    if words[0].lower() == "position":
+        words = words[1:]
+    if words and words[0].lower() not in ("startpos", "sfen"):
+        words = ["sfen"] + words
+    return parse_position_line(words)
