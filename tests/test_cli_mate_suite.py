@@ -29,8 +29,8 @@ def test_a_file_of_bad_lines_names_the_first(tmp_path):
     code, out, err = mate_suite(path)
     assert code == 2 and out == ""
     assert err.strip() == (f"usi-engine: error: --suite {path}: no valid problem in it; "
-                           "first bad line 3 'foo | bar | 3': sfen: expected 3 or 4 fields "
-                           "(board side hand [ply]), got 1")
+                           "first bad line 3 'foo | bar | 3': sfen needs <board> <side> "
+                           "<hand> [<ply>], got 1 field")
 
 
 def test_a_file_without_problems_is_refused(tmp_path):

@@ -308,7 +308,7 @@ def test_usi_hash_maximum_is_one_terabyte():
 def test_usi_hash_beyond_the_free_memory_falls_back_at_isready(monkeypatch):
     # (a machine with 500 MB free, as the system would say: the largest table that leaves
     # room is half of it less 64 MB)
-    from usi_engine.core import hashsize
+    from usi_engine.usi import hashsize
     monkeypatch.setattr(hashsize, "available_mb", lambda: 500)
     lines = run("setoption name USI_Hash value 4000", "isready")
     assert "readyok" in lines

@@ -2,6 +2,7 @@
 scored), the match core's JSON lines, and the replay of a mate line with cshogi."""
 from __future__ import annotations
 
+import gzip
 import json
 import sqlite3
 from pathlib import Path
@@ -70,16 +71,27 @@ def start_sfen(record: dict) -> str:
     return STARTPOS_SFEN if start == "startpos" else start.removeprefix("sfen ").strip()
 
 
+def _open_text(path: Path, mode: str):
+    """A JSON-lines file, gzip-compressed when its name ends in ``.gz`` (the kept match
+    records are: an append adds a gzip member, which every reader reads as one file)."""
+    if path.suffix == ".gz":
+        return gzip.open(path, mode + "t", encoding="utf-8")
+    return path.open(mode, encoding="utf-8")
+
+
 def load_jsonl(path: str | Path) -> list[dict]:
-    """The records of a JSON-lines file, in file order ([] when there is no file)."""
+    """The records of a JSON-lines file (``.jsonl`` or ``.jsonl.gz``), in file order
+    ([] when there is no file)."""
     path = Path(path)
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    with _open_text(path, "r") as f:
+        return [json.loads(line) for line in f if line.strip()]
 
 
 def append_jsonl(path: str | Path, record: dict) -> None:
-    with Path(path).open("a") as f:
+    """Add one record at the end (``.gz``: compressed; a match appends a game at a time)."""
+    with _open_text(Path(path), "a") as f:
         f.write(json.dumps(record) + "\n")
 
 

@@ -28,7 +28,7 @@ from usi_engine.core.position import Position
 
 __all__ = ["DEFAULT_RECORD", "game_positions", "measure", "main"]
 
-DEFAULT_RECORD = BENCH / "results" / "material-vs-yaneuraou-300ms-corrhist-amd-epyc.jsonl"
+DEFAULT_RECORD = BENCH / "results" / "material-vs-yaneuraou-300ms-corrhist-amd-epyc.jsonl.gz"
 FIRST_PLY = 8
 PLY_STEP = 12
 

@@ -9,7 +9,7 @@ move; its result for the position is the first budget that did, or none.  Ours r
 in-process through the Searcher (no df-pn probe), YaneuraOu by `go nodes`.
 
     # positions from the issue-46 runs (120 drawn, seeded), then each search's ladder:
-    python -m bench.strength.mate_speed --build bench/results/material-vs-yaneuraou-300ms*.jsonl
+    python -m bench.strength.mate_speed --build bench/results/material-vs-yaneuraou-300ms*.jsonl.gz
     python -m bench.strength.mate_speed --engine yaneuraou --out yo.json         # about 80 s
     python -m bench.strength.mate_speed --engine ours --eval material --out ours.json  # 3 min
     python -m bench.strength.mate_speed --engine ours --option LmrDivisor=160 --out v.json

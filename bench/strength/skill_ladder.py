@@ -2,7 +2,7 @@
 against Fairy-Stockfish's Skill Levels, for the table in docs/skill.md.
 
     # rungs 0..19 (level L against L + 1), 40 games each at 1 s byoyomi, resumable;
-    # the records go to bench/results/skill-ladder/level-L-vs-L+1-1s.jsonl:
+    # the records go to bench/results/skill-ladder/level-L-vs-L+1-1s.jsonl.gz:
     python -m bench.strength.skill_ladder --rungs 0-19 --games 40 --tc 1000
     # level 0 and 5 against Fairy-Stockfish at Skill Level -5 and 0:
     python -m bench.strength.skill_ladder --against-fsf 0:-5,5:0 --games 40 --tc 1000
@@ -30,11 +30,11 @@ RESULTS = Path(__file__).resolve().parent.parent / "results" / "skill-ladder"
 
 
 def rung_file(level: int, tc: int) -> Path:
-    return RESULTS / f"level-{level}-vs-{level + 1}-{tc // 1000}s.jsonl"
+    return RESULTS / f"level-{level}-vs-{level + 1}-{tc // 1000}s.jsonl.gz"
 
 
 def fsf_file(level: int, fsf_skill: int, tc: int) -> Path:
-    return RESULTS / f"level-{level}-vs-fairy-stockfish-skill{fsf_skill}-{tc // 1000}s.jsonl"
+    return RESULTS / f"level-{level}-vs-fairy-stockfish-skill{fsf_skill}-{tc // 1000}s.jsonl.gz"
 
 
 def play(out: Path, b: list[str], a_level: int, games: int, tc: int, engine: str) -> None:
@@ -73,8 +73,8 @@ def table(tc: int) -> str:
         found = row(f"level {level} against {level + 1}", rung_file(level, tc))
         if found:
             lines.append(found[0])
-    for path in sorted(RESULTS.glob(f"level-*-vs-fairy-stockfish-skill*-{tc // 1000}s.jsonl")):
-        named = re.fullmatch(r"level-(\d+)-vs-fairy-stockfish-skill(-?\d+)-\d+s\.jsonl",
+    for path in sorted(RESULTS.glob(f"level-*-vs-fairy-stockfish-skill*-{tc // 1000}s.jsonl.gz")):
+        named = re.fullmatch(r"level-(\d+)-vs-fairy-stockfish-skill(-?\d+)-\d+s\.jsonl\.gz",
                              path.name)
         if named is None:
             continue

@@ -3,7 +3,7 @@ for each game, how many book moves engine A played before its first search, A's 
 score at that search, the other side's scores over the next plies (in A's view), and
 A's result by the number of book moves.
 
-    python -m bench.tools.book_exit bench/results/book-vs-nobook.jsonl
+    python -m bench.tools.book_exit bench/results/book-vs-nobook.jsonl.gz
 
 A book move is a move of A's with depth 0 and no nodes in the record's stats; each
 stats entry is [mover (0 black), depth, nodes, time_ms, score for the mover]. Scores are
