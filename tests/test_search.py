@@ -170,16 +170,20 @@ def test_a_recurrence_of_a_position_from_long_before_the_root_is_scored_as_a_dra
 
 
 def test_entering_king_declaration_is_a_win_in_search(searcher):
-    # black can declare after any quiet king-side move keeps the conditions
+    # white's one move, then black declares: the declaration is a move, so white is
+    # mated in 2 plies (and black, to move there, mates in 1)
     pos = Position("K+R+B+P+P+P+P+P+P/6+P+P+P/9/9/9/9/9/9/k8 w RB2G2S2N 1")
-    result = searcher.search(pos, depth=2)
-    assert result.score_mate is not None and result.score_mate < 0
+    assert searcher.search(pos, depth=2).score_mate == -2
+    pos.push(pos.legal_moves()[0])
+    assert searcher.search(pos, depth=2).score_mate == 1
 
 
 def test_max_game_ply_turns_the_horizon_into_a_draw(searcher):
-    pos = Position(MIDGAME.replace(" 1", " 300"))
-    result = searcher.search(pos, depth=3, max_game_ply=300)
-    assert result.score_cp == 0 or result.score_mate is not None
+    # white is some 1,700 cp down here; at ply 300 of a 300-ply game every move ends it
+    assert abs(searcher.search(Position(MIDGAME), depth=3).score_cp) > 1000
+    searcher.new_game()
+    result = searcher.search(Position(MIDGAME.replace(" 1", " 300")), depth=3, max_game_ply=300)
+    assert (result.score_mate, result.score_cp) == (None, 0)
 
 
 def test_hash_can_be_resized_and_cleared(searcher):

@@ -374,6 +374,7 @@ def test_sudden_death_game_to_the_draw_limit_never_flags(start, latency):
         clock -= result.soft_ms + latency
         assert clock >= 0, f"flagged at ply {ply}"
         ply += 2
+    assert clock <= start // 100           # and the clock was used, not hoarded
 
 
 def test_sudden_death_first_move_of_a_short_clock_still_thinks():

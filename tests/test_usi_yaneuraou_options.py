@@ -78,19 +78,20 @@ def test_search_loses_to_a_try_it_cannot_stop(searcher):
     (BLACK_37, "NoEnteringKing", False), (BLACK_28, "CSARule27", True),
     (BLACK_28, "CSARule24", False)])
 def test_search_sees_the_opponents_declaration_per_rule(searcher, sfen, rule, declared):
-    # white to move; black declares at its next turn (mated in 1 from here), where the
-    # rule lets it win (a real mate takes a ply more)
+    # white to move; black declares at its next turn where the rule lets it win: the
+    # declaration is a move, so white is mated in 2 plies (black, there, mates in 1),
+    # and the line ends with white's move (a real mate in 2 names black's mating move)
     result = searcher.search(Position(sfen.replace(" b ", " w ")), depth=2,
                              entering_king_rule=rule)
-    assert (result.score_mate == -1) == declared
+    assert (result.score_mate == -2 and len(result.pv) == 1) == declared
 
 
 def test_search_sees_the_handicap_declaration_only_under_the_h_rule(searcher):
     # black to move in the handicap position: white declares next under CSARule27H only
     pos = Position(WHITE_HANDICAP_18.replace(" w ", " b "))
-    assert searcher.search(pos, depth=2, entering_king_rule="CSARule27H").score_mate == -1
+    assert searcher.search(pos, depth=2, entering_king_rule="CSARule27H").score_mate == -2
     searcher.new_game()
-    assert searcher.search(pos, depth=2, entering_king_rule="CSARule27").score_mate != -1
+    assert searcher.search(pos, depth=2, entering_king_rule="CSARule27").score_mate != -2
 
 
 # -- the protocol -------------------------------------------------------------------------------

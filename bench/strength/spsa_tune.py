@@ -39,7 +39,7 @@ C_END = {"RfpMargin": 15, "FutilityBase": 12, "FutilityPerDepth": 12, "LmrBase":
 R_END = 0.002
 
 LAUNCHER = """#!/bin/sh
-# {engine} with the search parameters offered as USI options (bench/spsa_tune.py)
+# {engine} with the search parameters offered as USI options (bench/strength/spsa_tune.py)
 USI_ENGINE_TUNE=1 exec "{engine}" "$@"
 """
 

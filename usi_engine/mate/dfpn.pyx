@@ -8,7 +8,7 @@ nodes, attacker to move) and evasions (AND nodes, defender to move).
   through lines cut off at the depth limit is reported as `timeout`, never `nomate`.
 - df-pn+ initial estimates, delayed expansion of interpositions and non-promotions, a
   look-ahead for mates in one (and three) at new attacker nodes, and proof and
-  disproof hands (`mate_table`).
+  disproof hands (`table.pyx`).
 - Each node keeps its children's results while it is expanded, so a full table cannot
   make siblings evict each other's results for ever.
 - Stored lengths are upper bounds; searches may be bounded to a number of plies.

@@ -1,5 +1,5 @@
 """Type stub of the df-pn tsume solver's API (usi_engine/mate/solver.pyx; the table, the df-pn
-core and the line reading are in mate_table, mate_dfpn and mate_line).
+core and the line reading are in table.pyx, dfpn.pyx and line.pyx).
 
     >>> from usi_engine.core.position import Position
     >>> from usi_engine.mate.solver import MateSolver

@@ -3,11 +3,11 @@
 
 The solver is split by concern:
 
-- `mate_table`: the table (proof and disproof hands, replacement), the path set and
+- `table` (table.pyx): the table (proof and disproof hands, replacement), the path set and
   the repetition table; the table works inside memory it is given (`use_memory`:
   the engine's one USI_Hash block, shared with the search) or its own (`set_hash`);
-- `mate_dfpn`: the df-pn core, bounded searches for a mate within a number of plies;
-- `mate_line`: reading the mating line back with the longest defence;
+- `dfpn` (dfpn.pyx): the df-pn core, bounded searches for a mate within a number of plies;
+- `line` (line.pyx): reading the mating line back with the longest defence;
 - here: `MateSolver.solve`, which proves a mate, then looks for mates 2 plies
   shorter until none exists, then reads the line back, and the statistics.
 

@@ -109,16 +109,18 @@ cdef inline int terminal_value(Context* c, int ply, bint* done) noexcept nogil:
         return mate_in(ply)
     if rep == REPETITION_LOSE:
         return mated_in(ply)
+    # A declaration is a move (USI's `bestmove win`) that ends the game, like a mating
+    # move: it wins at ply + 1, as mate in 1 at the root.
     if c.entering_king_rule == EKR_27:
         if pos_declaration_win(p):
-            return mate_in(ply)
+            return mate_in(ply + 1)
     elif c.entering_king_rule == EKR_TRY:
         if pos_tried(p, p.side ^ 1):
             return mated_in(ply)          # the opponent's king has reached our king's square
         if pos_try_move(p):
             return mate_in(ply + 1)       # ours steps onto theirs next
     elif c.entering_king_rule != EKR_NONE and pos_declaration(p, c.entering_king_rule) == DECLARE_WIN:
-        return mate_in(ply)
+        return mate_in(ply + 1)
     if c.max_game_ply and p.game_ply > c.max_game_ply:
         return c.draw_value[p.side]
     done[0] = False

@@ -1,4 +1,4 @@
-"""Search parameters as USI options, for tuning by games (``bench/spsa_tune.py``).
+"""Search parameters as USI options, for tuning by games (``bench/strength/spsa_tune.py``).
 
 The parameters live in the compiled search (``usi_engine.search.alphabeta.TUNABLES``). They are
 offered as ``spin`` options only when the environment variable ``USI_ENGINE_TUNE`` is
