@@ -38,3 +38,9 @@ def bench_nodes(*args: str) -> int:
 @pytest.mark.parametrize("args, nodes", SIGNATURES, ids=["default", "hand-depth-10"])
 def test_the_bench_node_count_is_pinned(args, nodes):
     assert bench_nodes(*args) == nodes
+
+
+def test_the_bench_readme_states_the_pinned_counts():
+    text = (ROOT / "bench" / "README.md").read_text(encoding="utf-8")
+    for args, nodes in SIGNATURES:
+        assert f"{nodes:,}" in text, f"bench/README.md does not give {nodes:,} for bench {args}"

@@ -764,7 +764,7 @@ cdef inline int _prune_quiet(Context* c, const MovePicker* mp, int m, int depth,
     or it loses more than QuietSeePrune x (reduced depth)^2 by SEE.  (Pruning all the
     quiet moves at once after the first that failed futility, as before, scored 0.370
     against YaneuraOu at 200,000 nodes where this scored 0.533, 200 games each:
-    docs/search.md, thirtieth session.)"""
+    docs/decisions.md, "YaneuraOu's per-move quiet pruning".)"""
     cdef Pos* p = &c.pos
     cdef int key = move_key(p, m)
     cdef int history = 0, lmr_depth

@@ -7,7 +7,7 @@
 # that the two agree).  Each Searcher holds its own values (Searcher.set_parameter).  The
 # options exist only when USI_ENGINE_TUNE is set (usi/tuning.py), for tuning runs
 # (bench/strength/spsa_tune.py); a GUI never lists them.  What each value was measured
-# at: docs/experiment-log.md.
+# at: docs/decisions.md (a line a value tried, with its evidence).
 
 
 #: (USI option name, default, min, max) of each search parameter, in Param's order.
