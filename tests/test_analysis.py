@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from usi_engine.__main__ import main
+from usi_engine.cli import main
 from usi_engine.analysis import AnalysisSettings, analyze_record, mark_for, win_rate
 from usi_engine.record import read_record
 
@@ -148,7 +148,7 @@ def test_ray_asked_for_but_not_installed_is_one_line_and_exit_2(monkeypatch, tmp
 
 
 def test_files_of_one_name_in_two_formats_are_told_apart(tmp_path):
-    from usi_engine.analysis.cli import find_games
+    from usi_engine.cli.analyze import find_games
     from usi_engine.record import write_record
     game = read_record(GAME.encode(), format="usi")[0]
     for fmt in ("kif", "csa"):

@@ -17,7 +17,7 @@ import pytest
 
 from node_tools import node_helper
 from usi_engine.analysis import AnalysisSettings, analyze_record
-from usi_engine.analysis.cli import write_outputs
+from usi_engine.cli.analyze import write_outputs
 from usi_engine.record import read_record
 
 pytestmark = pytest.mark.slow

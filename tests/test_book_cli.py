@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from usi_engine.__main__ import main
+from usi_engine.cli import main
 from usi_engine.book import BookMove, MemoryBook, read_db, write_db
 from usi_engine.book.textdb import HEADER
 

@@ -44,7 +44,7 @@ def test_yaneuraou_reads_the_shipped_book_and_plays_its_moves():
 
 
 def test_yaneuraou_plays_from_a_book_our_think_wrote(tmp_path):
-    from usi_engine.__main__ import main
+    from usi_engine.cli import main
     out = tmp_path / "user_book1.db"      # a name of its BookFile combo
     assert main(["book", "think", "startpos", "--out", str(out), "--depth", "16",
                  "--multipv", "1", "--hash", "16"]) == 0
@@ -91,7 +91,7 @@ def test_we_read_the_book_yaneuraou_writes_from_ours(tmp_path):
 def test_yaneuraou_plays_from_our_apery_bin(tmp_path):
     """Our .bin (Apery's format, keys from its mt19937_64 Zobrist table) is YaneuraOu's
     book.bin: it finds the start position and plays one of our moves."""
-    from usi_engine.__main__ import main
+    from usi_engine.cli import main
     assert main(["book", "convert", shipped_book_path(), str(tmp_path / "book.bin")]) == 0
     ready, best = book_moves(str(tmp_path), "book.bin", [])
     book = read_db(shipped_book_path())

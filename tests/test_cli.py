@@ -242,7 +242,7 @@ def test_ctrl_c_ends_a_deep_perft_with_one_line():
 def _every_option():
     """(command path, argparse action) of every option of every sub-command."""
     import argparse
-    from usi_engine.__main__ import build_parser
+    from usi_engine.cli import build_parser
 
     def walk(parser, path):
         for action in parser._actions:

@@ -58,7 +58,7 @@ def test_help_says_what_a_closed_pipe_does():
     ("win32", OSError(errno.ENOSPC, "No space left on device"), False),
 ])
 def test_a_closed_pipe_is_recognised_on_each_platform(monkeypatch, platform, exc, closed):
-    from usi_engine import __main__ as cli
+    from usi_engine import cli
     monkeypatch.setattr(sys, "platform", platform)
     assert cli.is_closed_pipe(exc) is closed
 
@@ -66,12 +66,13 @@ def test_a_closed_pipe_is_recognised_on_each_platform(monkeypatch, platform, exc
 def test_einval_from_a_write_on_windows_exits_141(monkeypatch):
     """Windows answers a write to a closed pipe with OSError(EINVAL), not
     BrokenPipeError: the CLI stops quietly there too; elsewhere EINVAL stays an error."""
-    from usi_engine import __main__ as cli
+    from usi_engine import cli
+    from usi_engine.cli import perft
 
     def write_into_a_closed_pipe(args):
         raise OSError(errno.EINVAL, "Invalid argument")
 
-    monkeypatch.setattr(cli, "cmd_perft", write_into_a_closed_pipe)
+    monkeypatch.setattr(perft, "cmd_perft", write_into_a_closed_pipe)
     monkeypatch.setattr(cli, "_drop_stdout", lambda: None)
     monkeypatch.setattr(sys, "platform", "win32")
     assert cli.main(["perft", "1"]) == 141

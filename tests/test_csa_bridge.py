@@ -598,7 +598,7 @@ def test_config_file_on_a_python_without_tomllib_says_it_needs_3_11(tmp_path, mo
 
 
 def test_csa_command_without_a_password_exits_2_with_the_reason(monkeypatch, capsys):
-    from usi_engine.__main__ import main
+    from usi_engine.cli import main
     monkeypatch.delenv("CSA_PASSWORD", raising=False)
     assert main(["csa", "--host", "h", "--id", "me"]) == 2
     assert "no password" in capsys.readouterr().err

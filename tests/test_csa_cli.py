@@ -13,7 +13,7 @@ from usi_engine.csa.bridge import Bridge, BridgeConfig
 
 
 def test_csa_without_arguments_names_the_program_in_one_line(monkeypatch, capsys):
-    from usi_engine.__main__ import main
+    from usi_engine.cli import main
     monkeypatch.delenv("CSA_PASSWORD", raising=False)
     assert main(["csa"]) == 2
     err = capsys.readouterr().err
@@ -94,7 +94,7 @@ def test_a_resolver_that_is_down_for_now_is_retried(tmp_path, monkeypatch):
 
 
 def test_retries_limits_the_attempts(tmp_path):
-    from usi_engine.__main__ import build_parser
+    from usi_engine.cli import build_parser
     from usi_engine.csa.config import build_config
     args = build_parser().parse_args(["csa", "--host", "127.0.0.1", "--port",
                                       str(_closed_port()), "--id", "tester", "--password",

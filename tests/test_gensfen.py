@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from usi_engine import Position
-from usi_engine.__main__ import main
+from usi_engine.cli import main
 from usi_engine.training.gensfen import _game_over, _stored_score
 from usi_engine.core.packed import PSV_DTYPE, move_from_psv, unpack
 from usi_engine.search.searcher import SearchResult

@@ -11,7 +11,7 @@ from importlib import resources
 from importlib.machinery import EXTENSION_SUFFIXES
 
 from conftest import ROOT
-from usi_engine.__main__ import main
+from usi_engine.cli import main
 from usi_engine.training import gensfen
 from usi_engine.training.gensfen import read_openings
 

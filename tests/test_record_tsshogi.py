@@ -122,7 +122,7 @@ def test_tsshogi_reads_the_records_analyze_writes(tsshogi, tmp_path):
     """ShogiHome's record library reads our annotated KIF and CSA: the moves, and on
     every move the comment with ShogiHome's #評価値= (KIF) or floodgate's ** (CSA)."""
     from usi_engine.analysis import AnalysisSettings, analyze_record
-    from usi_engine.analysis.cli import write_outputs
+    from usi_engine.cli.analyze import write_outputs
     record = read_record(Path(__file__).resolve().parent / "records" / "sample.ki2")[0]
     analysis = analyze_record(record, AnalysisSettings(nodes=500), name="sample")
     write_outputs(tmp_path, "sample", record, analysis)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from usi_engine import Position
-from usi_engine.__main__ import main
+from usi_engine.cli import main
 from usi_engine.core.packed import PSV_DTYPE, move_from_psv, move_to_psv, pack, unpack
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -71,7 +71,7 @@ def test_bench_reads_suites_through_the_package(tmp_path):
 def test_the_command_line_reads_suites_through_the_package():
     """(It imports the reader where it is used, so that `usi` is answered sooner.)"""
     import inspect
-    import usi_engine.__main__ as cli
+    import usi_engine.cli.mate as cli
     source = inspect.getsource(cli)
     assert "from usi_engine.mate.suites import read_fields, read_tsume_suite, " \
         "suite_is_strict" in source

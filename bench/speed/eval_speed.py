@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from usi_engine.__main__ import BENCH_HASH_MB, BENCH_SFENS
+from usi_engine.cli.bench import BENCH_HASH_MB, BENCH_SFENS
 from usi_engine.core.position import Position
 from usi_engine.eval import kp
 from usi_engine.eval import weights as eval_weights

@@ -44,14 +44,14 @@ def _label(number: int, sfen: str) -> str:
 
 
 def bench_positions() -> tuple[list[tuple[str, str]], str, int | None]:
-    """The engine's own bench list (``usi_engine.__main__.BENCH_SFENS``), the source's
+    """The engine's own bench list (``usi_engine.cli.bench.BENCH_SFENS``), the source's
     name, and its hash size (``BENCH_HASH_MB``) when it defines one."""
-    import usi_engine.__main__ as m
+    import usi_engine.cli.bench as m
     sfens = getattr(m, "BENCH_SFENS", None)
     if not sfens:
-        raise SystemExit("usi_engine.__main__ defines no BENCH_SFENS; "
+        raise SystemExit("usi_engine.cli.bench defines no BENCH_SFENS; "
                          "give positions with --positions FILE")
-    return ([(_label(i, s), s) for i, s in enumerate(sfens, 1)], "usi_engine.__main__.BENCH_SFENS",
+    return ([(_label(i, s), s) for i, s in enumerate(sfens, 1)], "usi_engine.cli.bench.BENCH_SFENS",
             getattr(m, "BENCH_HASH_MB", None))
 
 

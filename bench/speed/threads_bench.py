@@ -17,7 +17,7 @@ import os
 import sys
 import time
 
-from usi_engine.__main__ import BENCH_SFENS
+from usi_engine.cli.bench import BENCH_SFENS
 from usi_engine.core.position import Position
 from usi_engine.search.searcher import Searcher
 

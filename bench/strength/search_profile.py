@@ -63,7 +63,7 @@ def geomean(values: list[float]) -> float:
 
 
 def bench_positions() -> list[tuple[str, str]]:
-    from usi_engine.__main__ import BENCH_SFENS
+    from usi_engine.cli.bench import BENCH_SFENS
     return [(f"bench {i}", sfen) for i, sfen in enumerate(BENCH_SFENS, 1)]
 
 

@@ -20,10 +20,11 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from usi_engine.analysis.core import AnalysisSettings, GameAnalysis, analyze_record
+from usi_engine.cli.common import int_in
 from usi_engine.cluster.arguments import add_ray_argument
 from usi_engine.console.progress import clear_line, progress_line
 
-__all__ = ["main_analyze", "find_games", "RECORD_SUFFIXES"]
+__all__ = ["cmd_analyze", "add_analyze_parser", "find_games", "write_outputs", "RECORD_SUFFIXES"]
 
 #: The files a folder is searched for (the analysis's own JSON is left out).
 RECORD_SUFFIXES = (".kif", ".kifu", ".ki2", ".ki2u", ".csa", ".jkf", ".json", ".usi", ".sfen")
@@ -157,7 +158,7 @@ def settings_from(args: argparse.Namespace) -> AnalysisSettings:
                             hash_mb=args.hash)
 
 
-def main_analyze(args: argparse.Namespace) -> int:
+def cmd_analyze(args: argparse.Namespace) -> int:
     """Analyse every game of ``args.inputs`` into ``args.out``; 0, or 1 when a record
     could not be read."""
     from usi_engine.analysis.report import index_page
@@ -247,8 +248,8 @@ def main_analyze(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def add_analyze_parser(sub: Any, int_in: Any) -> None:
-    """The ``analyze`` sub-command's arguments (``int_in(lo, hi)``: a bounded int type)."""
+def add_analyze_parser(sub: Any) -> None:
+    """The ``analyze`` command's arguments."""
     p = sub.add_parser(
         "analyze", help="analyse games: annotated KIF/CSA and HTML reports",
         description="Analyse every game of the records given (KIF/KIFU/KI2/CSA/JKF files, "
@@ -278,4 +279,4 @@ def add_analyze_parser(sub: Any, int_in: Any) -> None:
                    help="table size per worker (default 64)")
     p.add_argument("--force", action="store_true", help="analyse again games already done")
     add_ray_argument(p, "a game")
-
+    p.set_defaults(func=cmd_analyze)

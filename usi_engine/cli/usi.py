@@ -1,0 +1,9 @@
+"""The USI loop on stdin/stdout: what ``usi-engine`` runs without a command."""
+from __future__ import annotations
+
+import argparse
+
+
+def cmd_usi(_args: argparse.Namespace) -> int:
+    from usi_engine.usi.loop import main as usi_main
+    return usi_main()
