@@ -8,6 +8,16 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+#: The tests' helper modules (the USI client under test, fake engines, the differential
+#: corpus): importable by name from every test folder.
+HELPERS = Path(__file__).resolve().parent / "helpers"
+# The helpers, and every test folder too: a few tests take fixtures and builders from a
+# test of another package (the bridge's fake server, the learner's records), which must
+# not depend on the order in which pytest collects the folders.
+for _folder in [HELPERS] + sorted(p for p in HELPERS.parent.iterdir()
+                                  if p.is_dir() and any(p.glob("test_*.py"))):
+    if str(_folder) not in sys.path:
+        sys.path.insert(0, str(_folder))
 SFEN_DIR = ROOT / "sfen"
 
 # A shell without job control starts a background command (`pytest ... &`, nohup) with
@@ -94,7 +104,7 @@ class BackgroundJob:
             self.proc.communicate()
 
 
-#: The test files whose checks share the differential walk (tests/differential_corpus.py).
+#: The test files whose checks share the differential walk (tests/helpers/differential_corpus.py).
 WALKING_FILES = {"test_differential.py", "test_generators.py"}
 
 

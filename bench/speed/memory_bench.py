@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Memory and latency of the USI engine under real use, at several USI_Hash sizes.
 
-A benchmark, not a test (tests/test_usi_memory.py checks the same behaviours with
+A benchmark, not a test (tests/usi/test_usi_memory.py checks the same behaviours with
 generous margins).  For each size it starts the engine (`python -m usi_engine` from
 this checkout) and prints:
 

@@ -8,8 +8,8 @@ Each USI case sends its lines to a fresh `python -m usi_engine`, waits for the a
 owes (bestmove/checkmate/readyok) and prints every line both ways; each CLI case prints
 the command, stdout, stderr and the exit code (a case with a stop time gets Ctrl-C then;
 a pipe case writes into a pipe whose reader is gone).  Nothing here is asserted: the
-tests (tests/test_usi_input.py, tests/test_cli*.py, tests/test_csa_cli.py,
-tests/test_eval_file_errors.py) do that; this is the record to read.
+tests (tests/usi/test_usi_input.py, tests/test_cli*.py, tests/csa/test_csa_cli.py,
+tests/eval/test_eval_file_errors.py) do that; this is the record to read.
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ Each row names the record file, when it ran, the build (commit, bench signature)
 the two sides, the time control, and the result as the record gives it (games, W-L-D
 from engine A's side, Elo and its 95% interval). The last three columns are computed
 from the record; ``--check`` fails when a row and its record disagree or a record has
-no row (tests/test_results_index.py runs it), and ``--draft`` prints a row for each
+no row (tests/bench/test_results_index.py runs it), and ``--draft`` prints a row for each
 record not yet indexed, its hand-written columns to be filled in.
 
     python -m bench.tools.results_index --check

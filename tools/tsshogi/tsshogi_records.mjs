@@ -1,4 +1,4 @@
-// Differential-test helper for usi_engine.record (see tests/test_record_tsshogi.py).
+// Differential-test helper for usi_engine.record (see tests/record/test_record_tsshogi.py).
 //
 //   node tsshogi_records.mjs generate N SEED OUTDIR
 //       N random games written by tsshogi as OUTDIR/gameK.{kif,ki2,csa,jkf}, and

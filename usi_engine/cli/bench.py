@@ -1,5 +1,5 @@
 """``usi-engine bench``: the fixed positions to a fixed depth; its node count is the
-search's signature (tests/test_bench_signature.py)."""
+search's signature (tests/cli/test_bench_signature.py)."""
 from __future__ import annotations
 
 import argparse

@@ -25,7 +25,7 @@ import pytest
 from usi_engine.csa.bridge import Bridge, BridgeConfig
 from usi_engine.csa.protocol import RESULT_WORDS
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SERVER_DIR = Path(os.environ.get("SHOGI_SERVER_DIR",
                                   ROOT.parent / "shared" / "tools" / "shogi-server"))
 

@@ -1,6 +1,6 @@
 """USI conformance, one test per line of shared/USI-CONFORMANCE.md.
 
-Every test drives the real engine executable through a pipe (tests/usi_client.py)
+Every test drives the real engine executable through a pipe (tests/helpers/usi_client.py)
 and checks what a GUI would see; move legality is checked with cshogi, a board
 nobody here wrote. Timing figures are printed (run with ``-s`` to see them).
 """

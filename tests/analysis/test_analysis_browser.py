@@ -3,7 +3,7 @@ puppeteer-core (tools/browser, installed by the test with npm).  The page loads 
 no console or page error, the graph has one point per analysed position, and clicking
 a point draws that position: every piece on the drawn board is the record's, and the
 played and best moves are marked.  Skipped without chromium, node or npm; marked slow
-(a browser start costs seconds): ``python -m pytest -m slow tests/test_analysis_browser.py``,
+(a browser start costs seconds): ``python -m pytest -m slow tests/analysis/test_analysis_browser.py``,
 which .ci/run runs."""
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from usi_engine.record import read_record
 
 pytestmark = pytest.mark.slow
 
-RECORDS = Path(__file__).resolve().parent / "records"
+RECORDS = Path(__file__).resolve().parents[1] / "records"
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 
 

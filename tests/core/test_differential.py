@@ -18,10 +18,10 @@ whether each legal move gives check, and the repetition state.  Five families of
   that lead back to a board already seen, while the other side heads back to boards
   already seen: perpetual-check repetitions.
 
-The default run plays DEFAULT_GAMES; `python -m pytest -m slow tests/test_differential.py`
+The default run plays DEFAULT_GAMES; `python -m pytest -m slow tests/core/test_differential.py`
 adds the LARGE_GAMES run.  The games and the single walk that runs every check are in
-tests/differential_corpus.py: each check below is registered there and walked once with
-the others (tests/test_generators.py registers its own the same way); each test asserts
+tests/helpers/differential_corpus.py: each check below is registered there and walked once with
+the others (tests/core/test_generators.py registers its own the same way); each test asserts
 that its check found nothing.
 """
 from __future__ import annotations

@@ -46,7 +46,7 @@ def test_relabel_and_csa_local_game_split_with_the_client():
     from usi_engine.usi import client
     assert relabel.split_command is client.split_command
     source = (relabel.__file__, os.path.join(os.path.dirname(__file__), os.pardir,
-                                             "bench", "tools", "csa_local_game.py"))
+                                             os.pardir, "bench", "tools", "csa_local_game.py"))
     for path in source:
         with open(path, encoding="utf-8") as f:
             assert "shlex.split(" not in f.read(), path

@@ -4,7 +4,7 @@ their local runs; a worker killed in the middle of a run loses no batch (Ray run
 task again) and the run completes; a rerun resumes from the files.
 
 Marked slow (starting Ray takes tens of seconds on two cores); needs Ray
-(``pip install ray``): ``python -m pytest -m slow tests/test_cluster_ray.py``.
+(``pip install ray``): ``python -m pytest -m slow tests/cluster/test_cluster_ray.py``.
 """
 from __future__ import annotations
 
@@ -22,9 +22,9 @@ pytest.importorskip("ray", reason="Ray is not installed (pip install ray)")
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parent.parent
-RECORDS = Path(__file__).resolve().parent / "records"
-FAKE_TEACHER = Path(__file__).resolve().parent / "usi_fake_teacher.py"
+ROOT = Path(__file__).resolve().parents[2]
+RECORDS = Path(__file__).resolve().parents[1] / "records"
+FAKE_TEACHER = Path(__file__).resolve().parents[1] / "helpers" / "usi_fake_teacher.py"
 RAY = str(Path(sys.executable).with_name("ray"))
 #: Token authentication (on by default since Ray 2.5x) is for real networks; this
 #: cluster listens on 127.0.0.1 alone.  Every process of the tests gets this.

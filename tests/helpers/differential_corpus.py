@@ -3,12 +3,12 @@ through usi_engine and cshogi side by side, and a single walk over them that run
 every registered per-position check at once.
 
 Many tests compare the two libraries at every position of the same 1,050 games
-(tests/test_differential.py, tests/test_generators.py).  Replaying the games and
+(tests/core/test_differential.py, tests/core/test_generators.py).  Replaying the games and
 generating the move lists once per check made the default run minutes long, so each
 check is a function registered with :func:`corpus_check`; the first test that asks for
 a check's result (:func:`checked`) walks the corpus once with all of them, and every
 test then asserts on its own check's discrepancies.  The families of games are
-described in tests/test_differential.py.
+described in tests/core/test_differential.py.
 """
 from __future__ import annotations
 

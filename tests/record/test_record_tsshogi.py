@@ -3,7 +3,7 @@ tsshogi as KIF/KI2/CSA/JKF are read back by usi_engine.record, and ours are read
 by tsshogi.
 
 Setup (done by the test itself, once): tools/tsshogi's package.json and lock file are
-installed with ``npm ci`` into a cache folder (tests/node_tools.py: by default
+installed with ``npm ci`` into a cache folder (tests/helpers/node_tools.py: by default
 ~/.cache/usi_engine/tsshogi).  Skipped when node or npm is missing, or npm cannot
 reach the registry.  The default run reads 24 games; ``-m slow`` 400 more."""
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pytest
 from node_tools import node_helper
 from usi_engine.record import Record, read_record, write_record
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 #: tsshogi special-move names and ours, and what each format keeps of them.
 SPECIALS = {"resign": "resign", "interrupt": "interrupt", "repetitionDraw": "repetition_draw",
             "impass": "impass", "timeout": "timeout", "foulWin": "foul_win",
@@ -123,7 +123,7 @@ def test_tsshogi_reads_the_records_analyze_writes(tsshogi, tmp_path):
     every move the comment with ShogiHome's #評価値= (KIF) or floodgate's ** (CSA)."""
     from usi_engine.analysis import AnalysisSettings, analyze_record
     from usi_engine.cli.analyze import write_outputs
-    record = read_record(Path(__file__).resolve().parent / "records" / "sample.ki2")[0]
+    record = read_record(Path(__file__).resolve().parents[1] / "records" / "sample.ki2")[0]
     analysis = analyze_record(record, AnalysisSettings(nodes=500), name="sample")
     write_outputs(tmp_path, "sample", record, analysis)
     for fmt in ("kif", "csa"):          # written in CP932; the helper reads UTF-8

@@ -13,7 +13,7 @@ from usi_engine import Position
 from usi_engine.record import (FORMATS, Record, RecordError, encode_record, read_record,
                                write_record, write_records)
 
-RECORDS = Path(__file__).resolve().parent / "records"
+RECORDS = Path(__file__).resolve().parents[1] / "records"
 FIXTURES = sorted(RECORDS.iterdir())
 
 

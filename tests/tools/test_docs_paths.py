@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TOP_FOLDERS = ("usi_engine/", "bench/", "tests/", "docs/", "tools/", "sfen/", ".ci/",
                ".github/")
 #: a path of the repository as the pages write it: a top folder, then path characters

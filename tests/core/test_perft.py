@@ -1,5 +1,5 @@
 """Perft: every reference count in sfen/perft.txt.  Counts above FAST_LIMIT leaves are
-marked slow (run them with `python -m pytest -m slow tests/test_perft.py`)."""
+marked slow (run them with `python -m pytest -m slow tests/core/test_perft.py`)."""
 import pytest
 
 from conftest import read_perft_suite

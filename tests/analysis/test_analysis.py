@@ -14,7 +14,7 @@ from usi_engine.cli import main
 from usi_engine.analysis import AnalysisSettings, analyze_record, mark_for, win_rate
 from usi_engine.record import read_record
 
-RECORDS = Path(__file__).resolve().parent / "records"
+RECORDS = Path(__file__).resolve().parents[1] / "records"
 #: 14 plies with a few poor moves (an early bishop trade, pawns given away).
 GAME = ("startpos moves 7g7f 3c3d 8h2b+ 3a2b 2g2f 8c8d 2f2e 8d8e 6i7h 4a3b 2e2d 2c2d "
         "2h2d P*2c")

@@ -1,7 +1,7 @@
 """Bad input on the USI loop, as a careless GUI or script sends it: each gets a clear
 ``info string`` (never a skipped search or a crash), and the engine keeps its state.
 
-Driven through the real executable (tests/usi_client.py) where the process matters
+Driven through the real executable (tests/helpers/usi_client.py) where the process matters
 (signals, searches), in-process (``UsiEngine``) where only the parsing does.
 """
 from __future__ import annotations

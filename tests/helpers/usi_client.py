@@ -25,7 +25,7 @@ from usi_engine.usi.client import (Line, Predicate, UsiClient, UsiEngineExited, 
 
 __all__ = ["ROOT", "Line", "UsiProcess", "engine_command", "engine_env", "write_engine_script"]
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def engine_command() -> list[str]:

@@ -1,5 +1,5 @@
 """The move-generator subsets, over the positions of the differential games
-(tests/differential_corpus.py: same corpus, walked once with the differential checks)
+(tests/helpers/differential_corpus.py: same corpus, walked once with the differential checks)
 and the sfen/perft.txt suite.
 
 Each generator must be exactly its subset of legal_moves():

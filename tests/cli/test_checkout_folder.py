@@ -17,7 +17,7 @@ from test_csa_bridge import PASSWORD
 from usi_engine.csa.bridge import Bridge, BridgeConfig
 from usi_engine.usi.client import UsiClient, default_engine_command
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SOURCES = ("*.py", "*.pyx", "*.pxd", "*.pxi", "*.pyi", "*.h")
 
 

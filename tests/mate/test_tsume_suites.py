@@ -7,7 +7,7 @@ import pytest
 from usi_engine.core.position import Position
 from usi_engine.mate import suites
 
-TSUME = Path(__file__).resolve().parent.parent / "sfen" / "tsume"
+TSUME = Path(__file__).resolve().parents[2] / "sfen" / "tsume"
 
 
 def test_lines_fields_and_lengths(tmp_path):

@@ -1,5 +1,5 @@
 """The CSA bridge against a scripted CSA server (threads and sockets on 127.0.0.1)
-and a fake USI engine (tests/csa_fake_engine.py): handshake, both clock kinds,
+and a fake USI engine (tests/helpers/csa_fake_engine.py): handshake, both clock kinds,
 every end message, disconnects, REJECT, malformed lines, ponder, keep-alive, a
 slow, crashed or wrong engine, Ctrl-C, the password and the config file."""
 from __future__ import annotations
@@ -19,7 +19,7 @@ import pytest
 from conftest import CTRL_C, NEW_PROCESS_GROUP, sends_ctrl_c
 from usi_engine.csa.bridge import Bridge, BridgeConfig, ConfigError, build_config
 
-FAKE = str(Path(__file__).resolve().parent / "csa_fake_engine.py")
+FAKE = str(Path(__file__).resolve().parents[1] / "helpers" / "csa_fake_engine.py")
 PASSWORD = "s3cret-Pw9"
 GAME_ID = "test+test-300-10F+tester+rival+20261123000000"
 
@@ -516,7 +516,7 @@ def test_ctrl_c_on_the_command_line_resigns_logs_out_and_exits_130(tmp_path):
         [sys.executable, "-m", "usi_engine", "csa", "--host", "127.0.0.1", "--port",
          str(server.port), "--id", "tester", "--engine", f"{sys.executable} {FAKE}",
          "--log-dir", str(tmp_path)], env=env, stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT, text=True, cwd=Path(__file__).resolve().parent.parent,
+        stderr=subprocess.STDOUT, text=True, cwd=Path(__file__).resolve().parents[2],
         creationflags=NEW_PROCESS_GROUP)
     try:
         assert ready.wait(10)

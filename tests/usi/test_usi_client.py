@@ -17,7 +17,7 @@ from usi_engine.usi.client import (GoResult, UsiClient, UsiEngineExited, UsiErro
                                    UsiTimeout, default_engine_command, split_command)
 from usi_engine.usi.info import Info, parse_info
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def fake_engine(tmp_path, body: str, name: str = "fake.py") -> list[str]:

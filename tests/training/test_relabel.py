@@ -12,10 +12,9 @@ from usi_engine import Position
 from usi_engine.cli import main
 from usi_engine.core.packed import PSV_DTYPE, move_from_psv, move_to_psv, pack, unpack
 
-sys.path.insert(0, str(Path(__file__).parent))
-from usi_fake_teacher import fake_score  # noqa: E402
+from usi_fake_teacher import fake_score  # noqa: E402  (tests/helpers, on the path: conftest)
 
-FAKE = Path(__file__).parent / "usi_fake_teacher.py"
+FAKE = Path(__file__).resolve().parents[1] / "helpers" / "usi_fake_teacher.py"
 GPSUSI = "/usr/games/gpsusi"
 
 

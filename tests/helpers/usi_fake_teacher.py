@@ -1,4 +1,4 @@
-"""A scripted USI teacher for tests/test_relabel.py.
+"""A scripted USI teacher for tests/training/test_relabel.py.
 
 Every ``go`` is answered with ``info depth 1 score cp S`` (S = :func:`fake_score` of
 the position) and ``bestmove`` the first legal move.  Flags:

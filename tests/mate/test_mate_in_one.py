@@ -1,11 +1,11 @@
 """Position.mate_in_one: exact (a mate whenever one exists, only a mating move) while
 it skips most checks by the flights that a mate must cover.  The wide differential
-test is tests/test_generators.py; these positions pin the cases of that shortcut that
+test is tests/core/test_generators.py; these positions pin the cases of that shortcut that
 are easy to get wrong.  Each was found by a build that got it wrong.
 
 Position.mate_in_one_near, the searches' cheaper test, looks only at checks from next
 to the king or a knight's jump away (drops and direct checks); its differential test
-is in tests/test_generators.py too."""
+is in tests/core/test_generators.py too."""
 from __future__ import annotations
 
 import pytest
