@@ -60,9 +60,12 @@ sends_ctrl_c = pytest.mark.skipif(under_wine(), reason="wine gives piped process
 
 
 def read_perft_suite():
-    """[(name, sfen, {depth: count})] from sfen/perft.txt (bench's reader of it)."""
-    from bench.lib.suites import read_perft_file
-    return [(r.name, r.sfen, r.counts) for r in read_perft_file(SFEN_DIR / "perft.txt")]
+    """[(name, sfen, {depth: count})] from sfen/perft.txt (``name | sfen | depth=count
+    ...`` lines, read by the package's suite reader)."""
+    from usi_engine.mate.suites import read_fields
+    return [(fields[0], fields[1],
+             {int(d): int(c) for d, c in (kv.split("=") for kv in fields[2].split())})
+            for _number, fields in read_fields(SFEN_DIR / "perft.txt")]
 
 
 @pytest.fixture
