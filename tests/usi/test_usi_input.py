@@ -72,6 +72,7 @@ def test_go_mate_with_a_huge_time_is_answered_by_checkmate(engine, go):
 
 
 def test_a_failing_go_mate_is_still_answered_by_checkmate():
+    from usi_engine.search.searcher import Searcher as RealSearcher
     class Broken:
         def set_hash(self, mb):
             pass
@@ -85,7 +86,7 @@ def test_a_failing_go_mate_is_still_answered_by_checkmate():
         def solve(self, *args, **kwargs):
             raise OverflowError("boom")
 
-    class Searcher:               # go mate's solver lives in the searcher's memory
+    class Searcher(RealSearcher):  # go mate's solver lives in the searcher's memory
         def mate_solver(self):
             return Broken()
 

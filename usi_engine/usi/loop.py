@@ -41,9 +41,9 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from usi_engine import __version__
 
@@ -52,6 +52,43 @@ from usi_engine.usi.hashsize import HashSizer
 from usi_engine.usi.options import Options
 from usi_engine.usi.info import below_resign_value, format_info, format_mate_info, same_line
 from usi_engine.usi.stdio import Output, iter_lines
+
+if TYPE_CHECKING:                     # the compiled core's types, for the checker only
+    from usi_engine.core.position import Position
+    from usi_engine.core.tt import HashMemory
+    from usi_engine.eval.kp import Network
+    from usi_engine.mate.solver import MateSolver
+    from usi_engine.search.searcher import SearchResult
+
+
+class EngineSearcher(Protocol):
+    """What the loop asks of its searcher (:class:`usi_engine.search.searcher.Searcher`
+    has it all; a stand-in in a test subclasses it): the evaluation, threads and
+    parameters set at ``isready``, the table memory handed over by :class:`HashSizer`,
+    the tsume solver that lives in that memory, and the search with its stop and
+    deadlines, which the protocol thread may change while it runs."""
+
+    def set_evaluation(self, network: Network | None) -> None: ...
+    def set_parameter(self, name: str, value: int) -> None: ...
+    def set_threads(self, threads: int) -> None: ...
+    def use_memory(self, memory: HashMemory) -> None: ...
+    @property
+    def hash_mb(self) -> int: ...
+    def release_memory(self) -> None: ...
+    def mate_solver(self) -> MateSolver: ...
+    def new_game(self) -> None: ...
+    def hashfull(self) -> int: ...
+    def stop(self) -> None: ...
+    def clear_stop(self) -> None: ...
+    def set_deadlines(self, soft_ms: float | None, hard_ms: float | None) -> None: ...
+    def search(self, position: Position, *, depth: int = 0, nodes: int = 0,
+               soft_ms: float | None = None, hard_ms: float | None = None,
+               multipv: int = 1, searchmoves: Iterable[int] | None = None,
+               max_game_ply: int = 0, entering_king_rule: bool | str = True,
+               on_info: Callable[[dict[str, Any]], None] | None = None,
+               clear_stop: bool = True, mate_probe_ms: int = 0, draw_value: int = 0,
+               pv_interval: int = 0, extend_pv: bool = False,
+               bound_pv_after_ms: int = -1) -> SearchResult: ...
 
 __all__ = ["ENGINE_NAME", "ENGINE_AUTHOR", "UsiEngine", "Output", "SearchJob", "format_info",
            "iter_lines", "main"]
@@ -289,7 +326,7 @@ class UsiEngine:
     tests may pass a stand-in with the same interface.
     """
 
-    def __init__(self, output: BinaryIO, searcher_factory: Callable[[], Any] | None = None) -> None:
+    def __init__(self, output: BinaryIO, searcher_factory: Callable[[], EngineSearcher] | None = None) -> None:
         self._debug_log = DebugLog()
         self.out = LoggedOutput(output, self._debug_log)
         self.options = Options()
@@ -299,7 +336,7 @@ class UsiEngine:
                 self.options.add(spec)
         self.debug = False
         self._searcher_factory = searcher_factory
-        self._searcher: Any = None
+        self._searcher: EngineSearcher | None = None
         self._search_error: str | None = None  # why the searcher could not be made
         self._eval_loader: Any = None  # EvalType/EvalFile state (eval.loader.EvalLoader)
         self._needs_new_game = False           # TT/histories to forget before next search
@@ -364,7 +401,7 @@ class UsiEngine:
                                                str(self.options["EvalFile"]),
                                                str(self.options["EvalDir"])):
             self.info_string(message)
-        if hasattr(self._searcher, "set_evaluation"):
+        if self._searcher is not None:
             self._searcher.set_evaluation(self._eval_loader.network)
 
     def _apply_book_options(self) -> None:
@@ -504,15 +541,14 @@ class UsiEngine:
             try:
                 self._position_now()
                 searcher = self._ensure_searcher()
-                if searcher is not None and hasattr(searcher, "set_threads"):
+                if searcher is not None:
                     searcher.set_threads(int(self.options["Threads"]))  # type: ignore[arg-type]
                     self._apply_eval_options()
-                if self._tuning and hasattr(searcher, "set_parameter"):
+                if self._tuning and searcher is not None:
                     tuning.apply(self.options, searcher)
                 self._apply_book_options()
                 want = int(self.options["USI_Hash"])  # type: ignore[arg-type]
-                if (searcher is not None and hasattr(searcher, "use_memory")
-                        and self._hash.isready(searcher, want)):
+                if searcher is not None and self._hash.isready(searcher, want):
                     return  # the allocation thread answers readyok
                 if self._needs_new_game:
                     self._forget_game()
@@ -811,8 +847,7 @@ class UsiEngine:
                 if job.params.ponder:
                     job.deadlines_applied = True
             stopped_early = job.stopped
-            if hasattr(searcher, "clear_stop"):
-                searcher.clear_stop()      # from here on a stop reaches the search
+            searcher.clear_stop()          # from here on a stop reaches the search
             job.stopper = searcher.stop
             job.searching = True
         if stopped_early:
@@ -832,9 +867,8 @@ class UsiEngine:
         ours = job.full_position if job.full_position is not None else position
         draw = int(options["DrawValueBlack" if ours.turn == 0 else "DrawValueWhite"])
         extras["draw_value"] = draw if position.turn == ours.turn else -draw
-        if hasattr(searcher, "clear_stop"):
-            kwargs["clear_stop"] = False
-            kwargs["mate_probe_ms"] = _mate_probe_budget(hard)
+        kwargs["clear_stop"] = False
+        kwargs["mate_probe_ms"] = _mate_probe_budget(hard)
         try:
             result = searcher.search(position, **kwargs, **extras)
         except TypeError as exc:
@@ -979,7 +1013,7 @@ class UsiEngine:
         return 0
 
 
-def main(argv: list[str] | None = None, *, searcher_factory: Callable[[], Any] | None = None) -> int:
+def main(argv: list[str] | None = None, *, searcher_factory: Callable[[], EngineSearcher] | None = None) -> int:
     """Run the USI loop on stdin/stdout; returns the process exit code.
 
     ``argv`` is accepted for symmetry with the other commands and ignored.
