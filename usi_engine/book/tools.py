@@ -275,7 +275,7 @@ def cmd_think(args: argparse.Namespace) -> int:
     the book would play, breadth first, to that ply; resumable."""
     from usi_engine.book.textdb import read_db
     from usi_engine.cluster.arguments import check_ray
-    problem = check_ray(args)
+    problem = check_ray(getattr(args, "ray", None))
     if problem:
         raise ValueError(problem)
     start = time.perf_counter()

@@ -163,7 +163,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     could not be read."""
     from usi_engine.analysis.report import index_page
     from usi_engine.cluster.arguments import check_ray
-    problem = check_ray(args)
+    problem = check_ray(args.ray)
     if problem:
         print(f"usi-engine analyze: error: {problem}", file=sys.stderr)
         return 2

@@ -17,9 +17,10 @@ def add_ray_argument(parser: argparse.ArgumentParser, unit: str) -> None:
              "is the same as without --ray")
 
 
-def check_ray(args: argparse.Namespace) -> str | None:
-    """An error message when --ray was given and Ray is not installed, else None."""
-    if getattr(args, "ray", None) is None:
+def check_ray(address: str | None) -> str | None:
+    """An error message when --ray was given (``address`` not None: ``""`` for a local
+    Ray) and Ray is not installed, else None."""
+    if address is None:
         return None
     from usi_engine.cluster.ray_pool import MISSING_RAY, ray_available
     return None if ray_available() else MISSING_RAY

@@ -378,7 +378,7 @@ def run(args: argparse.Namespace) -> int:
     if len(todo) < len(batches):
         print(f"gensfen: {len(batches) - len(todo)} of {len(batches)} batches already in "
               f"{out_dir}, skipped", file=sys.stderr)
-    problem = check_ray(args)
+    problem = check_ray(getattr(args, "ray", None))
     if problem:
         return fail(problem)
     try:

@@ -152,15 +152,5 @@ def train(paths: Sequence[str | Path], out: str | Path, cfg: TrainConfig,
             "epochs": history}
 
 
-def main_learn(args) -> int:
-    """The `usi-engine learn` command (argparse namespace from __main__)."""
-    cfg = TrainConfig(epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
-                      lambda_=args.lambda_, scale=args.scale, reg=args.reg,
-                      max_score=args.max_score, val_fraction=args.val_fraction,
-                      seed=args.seed, init=args.init)
-    train(args.data, args.out, cfg, log=lambda line: print(line, flush=True))
-    return 0
-
-
 if __name__ == "__main__":  # pragma: no cover
     sys.exit("run: usi-engine learn --help")

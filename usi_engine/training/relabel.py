@@ -421,7 +421,7 @@ def run(args: argparse.Namespace) -> int:
     if len(todo) < len(jobs):
         print(f"relabel: {len(jobs) - len(todo)} of {len(jobs)} files already in {out_dir}, "
               "skipped", file=sys.stderr)
-    problem = check_ray(args)
+    problem = check_ray(getattr(args, "ray", None))
     if problem:
         return fail(problem)
     teacher = Teacher(config)
