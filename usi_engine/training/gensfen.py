@@ -42,6 +42,7 @@ from usi_engine.core.packed import PSV_DTYPE, move_to_psv, pack
 from usi_engine.cluster.arguments import check_ray
 from usi_engine.cluster.ray_pool import RayConnectError
 from usi_engine.core.position import Position
+from usi_engine.core.referee import game_over
 from usi_engine.notation.score import MATE_VALUE
 from usi_engine.training.data import stored_cp, stored_mate, write_records
 from usi_engine.console.progress import clear_line, progress_line
@@ -183,17 +184,9 @@ def _start_position(settings: Settings, rng: random.Random) -> Position:
 
 def _game_over(position: Position) -> int | None:
     """The result for the side to move if the game has ended here (1 win, -1 loss,
-    0 draw), else None."""
-    if not position.legal_moves():
-        return -1
-    if position.declaration_win():
-        return 1
-    repetition = {"draw": 0, "win": 1, "lose": -1}.get(position.game_repetition())
-    if repetition is not None:
-        return repetition
-    if position.ply > MAX_GAME_PLY:
-        return 0
-    return None
+    0 draw), else None: the engine's referee, under the CSA 27-point rule."""
+    outcome = game_over(position, "CSARule27", MAX_GAME_PLY)
+    return None if outcome is None else outcome.result
 
 
 def play_game(settings: Settings, rng: random.Random) -> list[tuple[bytes, int, int, int, int]]:

@@ -777,26 +777,27 @@ class UsiEngine:
     def _think(self, job: SearchJob) -> list[str]:
         """Decide the move for ``job``; returns the lines to print (final info, bestmove)."""
         from usi_engine.core.position import move_to_usi
+        from usi_engine.core.referee import game_over
 
         if job.params.mate is not None:
             return self._solve_mate(job)
         position = job.position
         options = job.options
-        legal = position.legal_moves()
-        if not legal:
+        rule = str(options["EnteringKingRule"])
+        max_ply = int(options["MaxMovesToDraw"])
+        # (under Stochastic_Ponder the opponent is to move: its declaration is no move of ours)
+        ended = game_over(position, "NoEnteringKing" if job.stochastic else rule, max_ply)
+        if ended is not None and ended.reason == "no legal move":
             # mated (or no move at all): said at once, as YaneuraOu says it; under go
             # infinite or ponder only the bestmove waits for stop
             self.out.write("info depth 0 score mate -0")
             return ["bestmove resign"]
-        rule = str(options["EnteringKingRule"])
-        if job.stochastic:
-            pass  # the opponent is to move here: its declaration is no move of ours
-        elif rule == "TryRule":
+        if rule == "TryRule" and not job.stochastic:
             tried = position.try_move()
             if tried:
                 return ["info string try rule: the king steps onto the enemy king's square",
                         f"bestmove {move_to_usi(tried)}"]
-        elif rule != "NoEnteringKing" and position.declaration(rule) == "win":
+        if ended is not None and ended.reason == "declaration":
             return [f"info string entering-king declaration ({RULE_NAMES[rule]})",
                     "bestmove win"]
         book = self._book_move(job)
@@ -804,10 +805,9 @@ class UsiEngine:
             return book
         notes: list[str] = []
         repetition = position.game_repetition()
-        if repetition != "none":
+        if ended is not None and ended.reason in ("repetition", "perpetual check"):
             notes.append(f"info string note: the game is already over by repetition ({repetition})")
-        max_ply = int(options["MaxMovesToDraw"])
-        if max_ply and position.ply > max_ply:
+        if ended is not None and ended.reason == "move limit":
             notes.append(f"info string note: move {position.ply} is past MaxMovesToDraw {max_ply}")
 
         searcher = self._searcher
