@@ -8,7 +8,7 @@ the choice of a book move under YaneuraOu's book options, and the tools of
   :class:`AperyBook`, ``write_bin``;
 * :mod:`usi_engine.book.select`: :class:`BookSettings`, ``probe``;
 * :mod:`usi_engine.book.loader`: :class:`BookLoader` (the USI loop's, at isready);
-* :mod:`usi_engine.book.tools`: the ``usi-engine book`` commands.
+* :mod:`usi_engine.book.tools`: what the ``usi-engine book`` commands (:mod:`usi_engine.cli.book`) do with books.
 
 Only the model and text formats are pure Python; ``probe`` and the tools use the
 compiled core (legality, Position).

@@ -1,7 +1,8 @@
-"""The ``usi-engine book`` commands: convert, merge, sort, think, from-records.
-
-Each ``cmd_*`` takes the parsed arguments and returns an exit code; progress goes to
-stderr when it is a terminal; the last stdout line sums up what was written.
+"""What the ``usi-engine book`` commands (:mod:`usi_engine.cli.book`) do with books:
+read and write any format by its name (``.db`` text, ``.bin`` Apery), one canonical
+entry a position, the search of one position for ``book think`` and its worker, the
+positions an opening file and a book's own moves lead to, and the games of record
+files for ``book from-records``.
 """
 from __future__ import annotations
 
@@ -18,18 +19,17 @@ from usi_engine.notation.score import MATE_VALUE
 from usi_engine.notation.sfen import split_ply
 from usi_engine.console.progress import in_place
 
-__all__ = ["bin_to_memory", "cmd_convert", "cmd_merge", "cmd_sort", "cmd_think",
-           "cmd_from_records", "think_position", "main_book"]
+__all__ = ["bin_to_memory", "read_any", "write_any", "normalised", "is_bin",
+           "think_position", "think_worker_init", "think_task", "opening_positions",
+           "children", "games_of_file", "records_of_file"]
 
-#: A score of mate in n plies as a book value (YaneuraOu's convention).
 
-
-def _progress(text: str) -> None:
+def progress_note(text: str) -> None:
     if sys.stderr.isatty():
         print(in_place(text), end="", file=sys.stderr, flush=True)
 
 
-def _is_bin(path: str) -> bool:
+def is_bin(path: str) -> bool:
     return path.lower().endswith(".bin")
 
 
@@ -94,19 +94,19 @@ def bin_to_memory(path: str, root: str | None = None, unreg_depth: int = 1,
     return out
 
 
-def _read_any(path: str, root: str | None = None) -> MemoryBook:
-    if _is_bin(path):
-        return bin_to_memory(path, root=root, progress=lambda n: _progress(f"{path}: {n} positions"))
+def read_any(path: str, root: str | None = None) -> MemoryBook:
+    if is_bin(path):
+        return bin_to_memory(path, root=root, progress=lambda n: progress_note(f"{path}: {n} positions"))
     from usi_engine.book.textdb import read_db
-    return read_db(path, progress=lambda n: _progress(f"{path}: {n} positions"))
+    return read_db(path, progress=lambda n: progress_note(f"{path}: {n} positions"))
 
 
-def _write_any(path: str, book: MemoryBook) -> int:
+def write_any(path: str, book: MemoryBook) -> int:
     from usi_engine.book import write_book
     return write_book(path, book)
 
 
-def _normalised(book: MemoryBook) -> MemoryBook:
+def normalised(book: MemoryBook) -> MemoryBook:
     """Every SFEN rewritten by the Position (canonical hands); bad ones dropped."""
     from usi_engine.core.position import Position
     out = MemoryBook()
@@ -121,45 +121,12 @@ def _normalised(book: MemoryBook) -> MemoryBook:
     return out
 
 
-def cmd_convert(args: argparse.Namespace) -> int:
-    """.db <-> .bin (or .db -> .db, sorted)."""
-    start = time.perf_counter()
-    book = _read_any(args.input, root=args.root)
-    _progress("")
-    written = _write_any(args.output, book)
-    what = "entries" if _is_bin(args.output) else "positions"
-    print(f"book {args.output}: {written} {what} from {len(book)} positions "
-          f"seconds {time.perf_counter() - start:.1f}")
-    return 0
-
-
-def cmd_merge(args: argparse.Namespace) -> int:
-    """Several books into one (counts summed; the deeper entry's value)."""
-    merged = MemoryBook()
-    for path in args.inputs:
-        merged.merge(_normalised(_read_any(path)))
-    _progress("")
-    written = _write_any(args.output, merged)
-    print(f"book {args.output}: {written} {'entries' if _is_bin(args.output) else 'positions'} "
-          f"from {len(args.inputs)} books")
-    return 0
-
-
-def cmd_sort(args: argparse.Namespace) -> int:
-    """A text book sorted for binary search (canonical SFENs, one entry a position)."""
-    from usi_engine.book.textdb import read_db, write_db
-    book = _normalised(read_db(args.input))
-    written = write_db(args.output or args.input, book)
-    print(f"book {args.output or args.input}: {written} positions sorted")
-    return 0
-
-
 # --- think ------------------------------------------------------------------------------
 
 _WORKER: dict[str, Any] = {}
 
 
-def _worker_init(hash_mb: int, eval_file: str | None) -> None:
+def think_worker_init(hash_mb: int, eval_file: str | None) -> None:
     from usi_engine.search.searcher import Searcher
     searcher = Searcher()
     searcher.set_hash(hash_mb)
@@ -180,7 +147,7 @@ def think_position(sfen: str, depth: int, multipv: int, searcher: Any = None) ->
     from usi_engine.core.position import Position, move_to_usi
     searcher = searcher or _WORKER.get("searcher")
     if searcher is None:
-        _worker_init(16, None)
+        think_worker_init(16, None)
         searcher = _WORKER["searcher"]
     position = Position(sfen)
     by_depth: dict[int, dict[int, dict[str, Any]]] = {}
@@ -210,12 +177,12 @@ def think_position(sfen: str, depth: int, multipv: int, searcher: Any = None) ->
     return moves
 
 
-def _think_task(task: tuple[str, int, int]) -> tuple[str, list[BookMove]]:
+def think_task(task: tuple[str, int, int]) -> tuple[str, list[BookMove]]:
     sfen, depth, multipv = task
     return sfen, think_position(sfen, depth, multipv)
 
 
-def _opening_positions(path: str, plies: int) -> list[str]:
+def opening_positions(path: str, plies: int) -> list[str]:
     """Every position within the first ``plies`` moves of each line of an opening file
     (the start and each position before one of those moves), each once."""
     from usi_engine.core.position import Position
@@ -237,20 +204,7 @@ def _opening_positions(path: str, plies: int) -> list[str]:
     return list(found.values())
 
 
-def _roots(args: argparse.Namespace) -> tuple[MemoryBook, list[str]]:
-    """The book to keep counts from (an input book, else empty) and the positions to
-    think: a book's, the first --plies plies of an opening file's lines, or the start
-    position for the input ``startpos``."""
-    from usi_engine.core.position import Position
-    if args.input == "startpos":
-        return MemoryBook(), [Position().sfen()]
-    if args.input.lower().endswith((".db", ".bin")):
-        source = _normalised(_read_any(args.input))
-        return source, [sfen for sfen, _ in source.items()]
-    return MemoryBook(), _opening_positions(args.input, args.plies)
-
-
-def _children(sfen: str, moves: list[BookMove], max_ply: int) -> list[str]:
+def children(sfen: str, moves: list[BookMove], max_ply: int) -> list[str]:
     """The positions after each move of ``sfen`` that the book would play under the
     default book options (BookEvalDiff and the BookEval*Limit), up to ply ``max_ply``."""
     from usi_engine.book.select import BookSettings, playable
@@ -269,101 +223,16 @@ def _children(sfen: str, moves: list[BookMove], max_ply: int) -> list[str]:
     return found
 
 
-def cmd_think(args: argparse.Namespace) -> int:
-    """Search each position of a book (or of an opening file's first N plies) and
-    write the lines with their values and depths; with --expand-plies, follow the moves
-    the book would play, breadth first, to that ply; resumable."""
-    from usi_engine.book.textdb import read_db
-    from usi_engine.cluster.arguments import check_ray
-    problem = check_ray(getattr(args, "ray", None))
-    if problem:
-        raise ValueError(problem)
-    start = time.perf_counter()
-    source, positions = _roots(args)
-    out = read_db(args.output) if os.path.exists(args.output) and not _is_bin(args.output) \
-        else MemoryBook()
-    stats = {"thought": 0, "skipped": 0}
-    last_save = [time.perf_counter()]
-
-    def store(sfen: str, moves: list[BookMove]) -> None:
-        merged = {m.move: m for m in (source.find(sfen, ignore_ply=True) or [])}
-        for old in out.find(sfen, ignore_ply=True) or []:
-            merged.setdefault(old.move, old)
-        for move in moves:
-            known = merged.get(move.move)
-            merged[move.move] = BookMove(move.move, move.ponder, move.value, move.depth,
-                                         known.count if known is not None else 1)
-        out.set_moves(sfen, sort_moves(merged.values()))
-
-    def think_level(level: list[str], pool: Any) -> None:
-        todo = []
-        for sfen in level:
-            done = out.find(sfen, ignore_ply=True)
-            if done and all(m.depth >= args.depth for m in done):
-                stats["skipped"] += 1
-            else:
-                todo.append(sfen)
-        tasks = [(sfen, args.depth, args.multipv) for sfen in todo]
-        answers = pool.map(_think_task, tasks) if pool else map(_think_task, tasks)
-        for finished, (sfen, moves) in enumerate(answers, start=1):
-            store(sfen, moves)
-            stats["thought"] += 1
-            _progress(f"book think: {finished}/{len(tasks)} positions of this level, "
-                      f"{len(out)} in the book, {time.perf_counter() - start:.0f} s")
-            if time.perf_counter() - last_save[0] > args.save_every:
-                _write_any(args.output, out)
-                last_save[0] = time.perf_counter()
-
-    def run(pool: Any) -> None:
-        seen = {split_ply(sfen)[0] for sfen in positions}
-        level = sorted(positions)
-        while level:
-            think_level(level, pool)
-            if not args.expand_plies:
-                return
-            following = []
-            for sfen in level:
-                for child in _children(sfen, out.find(sfen, ignore_ply=True) or [],
-                                       args.expand_plies):
-                    key = split_ply(child)[0]
-                    if key not in seen and len(seen) < args.max_positions:
-                        seen.add(key)
-                        following.append(child)
-            level = sorted(following)
-
-    try:
-        if getattr(args, "ray", None) is not None:
-            from usi_engine.cluster.ray_pool import RayPool
-            with RayPool(args.ray or None, _worker_init,
-                         (args.hash, args.eval_file)) as ray_pool:
-                run(ray_pool)
-        elif args.workers <= 1:
-            _worker_init(args.hash, args.eval_file)
-            run(None)
-        else:
-            from concurrent.futures import ProcessPoolExecutor
-            with ProcessPoolExecutor(args.workers, initializer=_worker_init,
-                                     initargs=(args.hash, args.eval_file)) as pool:
-                run(pool)
-    finally:
-        _progress("")
-        _write_any(args.output, out)
-    print(f"book {args.output}: thought {stats['thought']} positions, skipped "
-          f"{stats['skipped']} already at depth {args.depth}, {len(out)} positions "
-          f"seconds {time.perf_counter() - start:.1f}")
-    return 0
-
-
 # --- from-records ------------------------------------------------------------------------
 
 _RECORD_SUFFIXES = (".kif", ".kifu", ".ki2", ".ki2u", ".csa", ".jkf", ".json")
 _WINNERS = {"black_win": 0, "white_win": 1}
 
 
-def _games_of_file(path: str) -> Iterator[tuple[str, list[str], int | None]]:
+def games_of_file(path: str) -> Iterator[tuple[str, list[str], int | None]]:
     """``(start SFEN, USI moves, winner colour or None)`` of each game in a file."""
     if path.lower().endswith(_RECORD_SUFFIXES):
-        yield from _records_of_file(path)
+        yield from records_of_file(path)
         return
     from usi_engine.core.position import Position
     with open(path, encoding="utf-8", errors="replace") as stream:
@@ -388,7 +257,7 @@ def _games_of_file(path: str) -> Iterator[tuple[str, list[str], int | None]]:
             yield sfen, moves, winner
 
 
-def _records_of_file(path: str) -> Iterator[tuple[str, list[str], int | None]]:
+def records_of_file(path: str) -> Iterator[tuple[str, list[str], int | None]]:
     """The games of a KIF/KI2/CSA/JKF file (usi_engine.record), main lines only; the
     winner from the record's result."""
     from usi_engine.record import RecordError, read_record
@@ -401,54 +270,3 @@ def _records_of_file(path: str) -> Iterator[tuple[str, list[str], int | None]]:
         yield record.start_sfen, list(record.moves), _WINNERS.get(record.result or "")
 
 
-def cmd_from_records(args: argparse.Namespace) -> int:
-    """A book of the moves played in games: each (position, move) counted."""
-    from usi_engine.core.position import Position
-    book = MemoryBook()
-    games = used = 0
-    for path in args.inputs:
-        for sfen, moves, winner in _games_of_file(path):
-            games += 1
-            if args.winner_only and winner is None:
-                continue
-            try:
-                position = Position(sfen)
-            except ValueError as exc:
-                print(f"usi-engine book: {path}: {exc}; game skipped", file=sys.stderr)
-                continue
-            used += 1
-            for text in moves:
-                if position.ply > args.max_ply:
-                    break
-                try:
-                    move = position.parse_usi(text)
-                except ValueError:
-                    print(f"usi-engine book: {path}: illegal move {text} in "
-                          f"sfen {position.sfen()}; rest of the game skipped", file=sys.stderr)
-                    break
-                if not args.winner_only or position.turn == winner:
-                    book.add(position.sfen(), BookMove(text, NO_MOVE, 0, 0, 1), add_counts=True)
-                position.push(move)
-            _progress(f"book from-records: {games} games")
-    _progress("")
-    # ponder: the next position's most played move
-    for sfen, book_moves in list(book.items()):
-        position = Position(sfen)
-        filled = []
-        for book_move in book_moves:
-            child = position.copy()
-            child.push_usi(book_move.move)
-            reply = book.find(child.sfen(), ignore_ply=True)
-            filled.append(BookMove(book_move.move, reply[0].move if reply else NO_MOVE,
-                                   book_move.value, book_move.depth, book_move.count))
-        book.set_moves(sfen, filled)
-    written = _write_any(args.output, book)
-    print(f"book {args.output}: {written} {'entries' if _is_bin(args.output) else 'positions'} "
-          f"from {used} of {games} games")
-    return 0
-
-
-def main_book(args: argparse.Namespace) -> int:
-    """Dispatch ``usi-engine book <action>``."""
-    return {"convert": cmd_convert, "merge": cmd_merge, "sort": cmd_sort,
-            "think": cmd_think, "from-records": cmd_from_records}[args.action](args)

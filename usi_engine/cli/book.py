@@ -1,15 +1,24 @@
-"""``usi-engine book``: convert, merge, sort, think and build opening books."""
+"""``usi-engine book``: convert, merge, sort, think and build opening books (the
+books themselves: :mod:`usi_engine.book`; what the commands do with them:
+:mod:`usi_engine.book.tools`). Each ``cmd_*`` takes the parsed arguments and returns an
+exit code; progress goes to stderr on a terminal; the last stdout line sums up what
+was written."""
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import os
+import sys
+import time
+from typing import TYPE_CHECKING, Any
 
-from usi_engine.cli.common import MAX_HASH_MB, fail, CommandParser, int_in, float_in
+from usi_engine.cli.common import MAX_HASH_MB, fail, CommandParser, int_in, float_in, progress_note
+
+if TYPE_CHECKING:
+    from usi_engine.book.model import MemoryBook
 
 
 def cmd_book(args: argparse.Namespace) -> int:
     """Opening books (see :mod:`usi_engine.book.tools`)."""
-    from usi_engine.book.tools import main_book
     if args.action is None:
         return fail("book needs an action: convert, merge, sort, think or from-records", "book")
     try:
@@ -101,3 +110,194 @@ def add_book_parser(sub: "argparse._SubParsersAction[Any]") -> None:
     records.add_argument("--max-ply", type=int_in(1, 100000), default=40, metavar="N",
                          help="only moves played from positions of ply <= N (default 40)")
     p.set_defaults(func=cmd_book)
+
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    """.db <-> .bin (or .db -> .db, sorted)."""
+    from usi_engine.book import tools   # lazy: usi is answered first
+    start = time.perf_counter()
+    book = tools.read_any(args.input, root=args.root)
+    progress_note("")
+    written = tools.write_any(args.output, book)
+    what = "entries" if tools.is_bin(args.output) else "positions"
+    print(f"book {args.output}: {written} {what} from {len(book)} positions "
+          f"seconds {time.perf_counter() - start:.1f}")
+    return 0
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    """Several books into one (counts summed; the deeper entry's value)."""
+    from usi_engine.book import tools, model   # lazy: usi is answered first
+    merged = model.MemoryBook()
+    for path in args.inputs:
+        merged.merge(tools.normalised(tools.read_any(path)))
+    progress_note("")
+    written = tools.write_any(args.output, merged)
+    print(f"book {args.output}: {written} {'entries' if tools.is_bin(args.output) else 'positions'} "
+          f"from {len(args.inputs)} books")
+    return 0
+
+
+def cmd_sort(args: argparse.Namespace) -> int:
+    """A text book sorted for binary search (canonical SFENs, one entry a position)."""
+    from usi_engine.book import tools   # lazy: usi is answered first
+    from usi_engine.book.textdb import read_db, write_db
+    book = tools.normalised(read_db(args.input))
+    written = write_db(args.output or args.input, book)
+    print(f"book {args.output or args.input}: {written} positions sorted")
+    return 0
+
+
+def _roots(args: argparse.Namespace) -> tuple[MemoryBook, list[str]]:
+    """The book to keep counts from (an input book, else empty) and the positions to
+    think: a book's, the first --plies plies of an opening file's lines, or the start
+    position for the input ``startpos``."""
+    from usi_engine.book import tools, model   # lazy: usi is answered first
+    from usi_engine.core.position import Position
+    if args.input == "startpos":
+        return model.MemoryBook(), [Position().sfen()]
+    if args.input.lower().endswith((".db", ".bin")):
+        source = tools.normalised(tools.read_any(args.input))
+        return source, [sfen for sfen, _ in source.items()]
+    return model.MemoryBook(), tools.opening_positions(args.input, args.plies)
+
+
+def cmd_think(args: argparse.Namespace) -> int:
+    """Search each position of a book (or of an opening file's first N plies) and
+    write the lines with their values and depths; with --expand-plies, follow the moves
+    the book would play, breadth first, to that ply; resumable."""
+    from usi_engine.book import tools, model   # lazy: usi is answered first
+    from usi_engine.notation.sfen import split_ply
+    from usi_engine.book.textdb import read_db
+    from usi_engine.cluster.arguments import check_ray
+    problem = check_ray(getattr(args, "ray", None))
+    if problem:
+        raise ValueError(problem)
+    start = time.perf_counter()
+    source, positions = _roots(args)
+    out = read_db(args.output) if os.path.exists(args.output) and not tools.is_bin(args.output) \
+        else model.MemoryBook()
+    stats = {"thought": 0, "skipped": 0}
+    last_save = [time.perf_counter()]
+
+    def store(sfen: str, moves: list[model.BookMove]) -> None:
+        merged = {m.move: m for m in (source.find(sfen, ignore_ply=True) or [])}
+        for old in out.find(sfen, ignore_ply=True) or []:
+            merged.setdefault(old.move, old)
+        for move in moves:
+            known = merged.get(move.move)
+            merged[move.move] = model.BookMove(move.move, move.ponder, move.value, move.depth,
+                                         known.count if known is not None else 1)
+        out.set_moves(sfen, model.sort_moves(merged.values()))
+
+    def think_level(level: list[str], pool: Any) -> None:
+        todo = []
+        for sfen in level:
+            done = out.find(sfen, ignore_ply=True)
+            if done and all(m.depth >= args.depth for m in done):
+                stats["skipped"] += 1
+            else:
+                todo.append(sfen)
+        tasks = [(sfen, args.depth, args.multipv) for sfen in todo]
+        answers = pool.map(tools.think_task, tasks) if pool else map(tools.think_task, tasks)
+        for finished, (sfen, moves) in enumerate(answers, start=1):
+            store(sfen, moves)
+            stats["thought"] += 1
+            progress_note(f"book think: {finished}/{len(tasks)} positions of this level, "
+                          f"{len(out)} in the book, {time.perf_counter() - start:.0f} s")
+            if time.perf_counter() - last_save[0] > args.save_every:
+                tools.write_any(args.output, out)
+                last_save[0] = time.perf_counter()
+
+    def run(pool: Any) -> None:
+        seen = {split_ply(sfen)[0] for sfen in positions}
+        level = sorted(positions)
+        while level:
+            think_level(level, pool)
+            if not args.expand_plies:
+                return
+            following = []
+            for sfen in level:
+                for child in tools.children(sfen, out.find(sfen, ignore_ply=True) or [],
+                                             args.expand_plies):
+                    key = split_ply(child)[0]
+                    if key not in seen and len(seen) < args.max_positions:
+                        seen.add(key)
+                        following.append(child)
+            level = sorted(following)
+
+    try:
+        if getattr(args, "ray", None) is not None:
+            from usi_engine.cluster.ray_pool import RayPool
+            with RayPool(args.ray or None, tools.think_worker_init,
+                         (args.hash, args.eval_file)) as ray_pool:
+                run(ray_pool)
+        elif args.workers <= 1:
+            tools.think_worker_init(args.hash, args.eval_file)
+            run(None)
+        else:
+            from concurrent.futures import ProcessPoolExecutor
+            with ProcessPoolExecutor(args.workers, initializer=tools.think_worker_init,
+                                     initargs=(args.hash, args.eval_file)) as pool:
+                run(pool)
+    finally:
+        progress_note("")
+        tools.write_any(args.output, out)
+    print(f"book {args.output}: thought {stats['thought']} positions, skipped "
+          f"{stats['skipped']} already at depth {args.depth}, {len(out)} positions "
+          f"seconds {time.perf_counter() - start:.1f}")
+    return 0
+
+
+def cmd_from_records(args: argparse.Namespace) -> int:
+    """A book of the moves played in games: each (position, move) counted."""
+    from usi_engine.book import tools, model   # lazy: usi is answered first
+    from usi_engine.core.position import Position
+    book = model.MemoryBook()
+    games = used = 0
+    for path in args.inputs:
+        for sfen, moves, winner in tools.games_of_file(path):
+            games += 1
+            if args.winner_only and winner is None:
+                continue
+            try:
+                position = Position(sfen)
+            except ValueError as exc:
+                print(f"usi-engine book: {path}: {exc}; game skipped", file=sys.stderr)
+                continue
+            used += 1
+            for text in moves:
+                if position.ply > args.max_ply:
+                    break
+                try:
+                    move = position.parse_usi(text)
+                except ValueError:
+                    print(f"usi-engine book: {path}: illegal move {text} in "
+                          f"sfen {position.sfen()}; rest of the game skipped", file=sys.stderr)
+                    break
+                if not args.winner_only or position.turn == winner:
+                    book.add(position.sfen(), model.BookMove(text, model.NO_MOVE, 0, 0, 1), add_counts=True)
+                position.push(move)
+            progress_note(f"book from-records: {games} games")
+    progress_note("")
+    # ponder: the next position's most played move
+    for sfen, book_moves in list(book.items()):
+        position = Position(sfen)
+        filled = []
+        for book_move in book_moves:
+            child = position.copy()
+            child.push_usi(book_move.move)
+            reply = book.find(child.sfen(), ignore_ply=True)
+            filled.append(model.BookMove(book_move.move, reply[0].move if reply else model.NO_MOVE,
+                                   book_move.value, book_move.depth, book_move.count))
+        book.set_moves(sfen, filled)
+    written = tools.write_any(args.output, book)
+    print(f"book {args.output}: {written} {'entries' if tools.is_bin(args.output) else 'positions'} "
+          f"from {used} of {games} games")
+    return 0
+
+
+def main_book(args: argparse.Namespace) -> int:
+    """Dispatch ``usi-engine book <action>``."""
+    return {"convert": cmd_convert, "merge": cmd_merge, "sort": cmd_sort,
+            "think": cmd_think, "from-records": cmd_from_records}[args.action](args)
