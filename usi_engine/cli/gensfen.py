@@ -3,15 +3,87 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
+from pathlib import Path
 from typing import Any
 
-from usi_engine.cli.common import int_in
+from usi_engine.cli.common import fail as fail_as, int_in
 
 
 def cmd_gensfen(args: argparse.Namespace) -> int:
-    """Self-play training data (see :mod:`usi_engine.training.gensfen`)."""
-    from usi_engine.training.gensfen import run
-    return run(args)
+    """Self-play training data (:mod:`usi_engine.training.gensfen`): returns the exit
+    code (2 with one line on stderr for bad arguments)."""
+    from usi_engine.cluster.arguments import check_ray
+    from usi_engine.cluster.ray_pool import RayConnectError
+    from usi_engine.training import gensfen     # lazy: imports the compiled core
+
+    def fail(message: str) -> int:
+        return fail_as(message, "gensfen")
+
+    nodes = 0 if args.depth else (args.nodes or 4000)
+    try:
+        openings_path = args.openings or gensfen.default_openings_path()
+    except OSError as exc:
+        return fail(str(exc))
+    try:
+        openings = gensfen.read_openings(openings_path)
+    except (OSError, UnicodeDecodeError) as exc:
+        return fail(f"--openings {openings_path}: cannot read it ({exc})")
+    except ValueError as exc:
+        return fail(f"--openings: {exc}")
+    settings = gensfen.Settings(seed=args.seed, nodes=nodes, depth=args.depth or 0,
+                        batch_positions=args.batch_positions, random_plies=args.random_plies,
+                        openings=openings, eval_kind=args.eval,
+                        eval_file=os.path.abspath(args.eval_file) if args.eval_file else None,
+                        hash_mb=args.hash_mb)
+    try:
+        gensfen.network_for(settings.eval_kind, settings.eval_file)
+    except ValueError as exc:
+        return fail(str(exc))
+    total_batches = -(-args.positions // args.batch_positions)
+    if total_batches > gensfen.MAX_BATCHES:
+        return fail(f"{total_batches} batches is too many (at most {gensfen.MAX_BATCHES}): "
+                    "raise --batch-positions")
+    try:
+        batches = (gensfen.parse_batches(args.batches, total_batches) if args.batches
+                   else list(range(total_batches)))
+    except ValueError as exc:
+        return fail(str(exc))
+    out_dir = Path(args.out)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        gensfen.check_manifest(out_dir, settings)
+    except OSError as exc:
+        return fail(f"--out {out_dir}: {exc}")
+    except ValueError as exc:
+        return fail(str(exc))
+    size = settings.batch_positions * gensfen.PSV_DTYPE.itemsize
+    todo = []
+    for k in batches:
+        path = gensfen.batch_path(out_dir, k)
+        if not path.exists():
+            todo.append(k)
+        elif path.stat().st_size != size:
+            return fail(f"{path} holds {path.stat().st_size} bytes, not {size}: remove it")
+    if len(todo) < len(batches):
+        print(f"gensfen: {len(batches) - len(todo)} of {len(batches)} batches already in "
+              f"{out_dir}, skipped", file=sys.stderr)
+    problem = check_ray(getattr(args, "ray", None))
+    if problem:
+        return fail(problem)
+    try:
+        if getattr(args, "ray", None) is not None:
+            positions, games, seconds = gensfen.run_batches_on_ray(settings, out_dir, todo, args.ray)
+        else:
+            positions, games, seconds = gensfen.run_batches(settings, out_dir, todo, args.workers)
+    except OSError as exc:
+        print(f"usi-engine gensfen: error: writing a batch failed: {exc}", file=sys.stderr)
+        return 1
+    except RayConnectError as exc:               # --ray could not start or reach Ray
+        return fail(str(exc))
+    print(f"positions {positions} games {games} seconds {seconds:.1f} "
+          f"positions_per_s {positions / seconds if seconds > 0 else 0.0:.1f}")
+    return 0
 
 
 def add_gensfen_parser(sub: "argparse._SubParsersAction[Any]") -> None:

@@ -23,7 +23,6 @@ loss; mate scores are played out instead) or, as a draw, after MAX_GAME_PLY plie
 """
 from __future__ import annotations
 
-import argparse
 import functools
 import hashlib
 import json
@@ -31,7 +30,6 @@ import multiprocessing
 import os
 import random
 import signal
-import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -39,8 +37,6 @@ from pathlib import Path
 import numpy as np
 
 from usi_engine.core.packed import PSV_DTYPE, move_to_psv, pack
-from usi_engine.cluster.arguments import check_ray
-from usi_engine.cluster.ray_pool import RayConnectError
 from usi_engine.core.position import Position
 from usi_engine.core.referee import game_over
 from usi_engine.notation.score import MATE_VALUE
@@ -124,7 +120,7 @@ def default_openings_path() -> str:
 
 
 @functools.lru_cache(maxsize=4)
-def _network(kind: str, path: str | None):
+def network_for(kind: str, path: str | None):
     """The evaluation `kind` names ("hand": None, the hand-written one; "learned": a
     kp.Network of the weights in `path` or of the shipped ones), read once per process.
     ValueError with a one-line reason when that evaluation is not available."""
@@ -151,7 +147,7 @@ def _new_searcher(settings: Settings):
     searcher = Searcher()
     searcher.set_threads(1)
     searcher.set_hash(settings.hash_mb)
-    searcher.set_evaluation(_network(settings.eval_kind, settings.eval_file))
+    searcher.set_evaluation(network_for(settings.eval_kind, settings.eval_file))
     return searcher
 
 
@@ -251,12 +247,12 @@ _worker: dict = {}
 
 def _init_worker(settings: Settings, out_dir: str, counter) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)     # the parent handles Ctrl-C
-    _network(settings.eval_kind, settings.eval_file)
+    network_for(settings.eval_kind, settings.eval_file)
     _worker.update(settings=settings, out_dir=Path(out_dir), counter=counter)
 
 
 def _init_ray_worker(settings: Settings) -> None:
-    _network(settings.eval_kind, settings.eval_file)
+    network_for(settings.eval_kind, settings.eval_file)
     _worker.update(settings=settings, out_dir=None, counter=None)
 
 
@@ -289,7 +285,7 @@ def parse_batches(text: str, total: int) -> list[int]:
     return sorted(chosen)
 
 
-def _check_manifest(out_dir: Path, settings: Settings) -> None:
+def check_manifest(out_dir: Path, settings: Settings) -> None:
     """Record the settings in out_dir, or check that they match those recorded there;
     ValueError naming the first difference."""
     path = out_dir / MANIFEST
@@ -315,81 +311,7 @@ def _progress(done: int, total: int, start: float) -> None:
     progress_line("gensfen", "positions", done, total, start)
 
 
-
-def run(args: argparse.Namespace) -> int:
-    """The ``gensfen`` command: returns the exit code (2 with one line on stderr for
-    bad arguments)."""
-    def fail(message: str) -> int:
-        print(f"usi-engine gensfen: error: {message}", file=sys.stderr)
-        return 2
-
-    nodes = 0 if args.depth else (args.nodes or 4000)
-    try:
-        openings_path = args.openings or default_openings_path()
-    except OSError as exc:
-        return fail(str(exc))
-    try:
-        openings = read_openings(openings_path)
-    except (OSError, UnicodeDecodeError) as exc:
-        return fail(f"--openings {openings_path}: cannot read it ({exc})")
-    except ValueError as exc:
-        return fail(f"--openings: {exc}")
-    settings = Settings(seed=args.seed, nodes=nodes, depth=args.depth or 0,
-                        batch_positions=args.batch_positions, random_plies=args.random_plies,
-                        openings=openings, eval_kind=args.eval,
-                        eval_file=os.path.abspath(args.eval_file) if args.eval_file else None,
-                        hash_mb=args.hash_mb)
-    try:
-        _network(settings.eval_kind, settings.eval_file)
-    except ValueError as exc:
-        return fail(str(exc))
-    total_batches = -(-args.positions // args.batch_positions)
-    if total_batches > MAX_BATCHES:
-        return fail(f"{total_batches} batches is too many (at most {MAX_BATCHES}): "
-                    "raise --batch-positions")
-    try:
-        batches = (parse_batches(args.batches, total_batches) if args.batches
-                   else list(range(total_batches)))
-    except ValueError as exc:
-        return fail(str(exc))
-    out_dir = Path(args.out)
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        _check_manifest(out_dir, settings)
-    except OSError as exc:
-        return fail(f"--out {out_dir}: {exc}")
-    except ValueError as exc:
-        return fail(str(exc))
-    size = settings.batch_positions * PSV_DTYPE.itemsize
-    todo = []
-    for k in batches:
-        path = batch_path(out_dir, k)
-        if not path.exists():
-            todo.append(k)
-        elif path.stat().st_size != size:
-            return fail(f"{path} holds {path.stat().st_size} bytes, not {size}: remove it")
-    if len(todo) < len(batches):
-        print(f"gensfen: {len(batches) - len(todo)} of {len(batches)} batches already in "
-              f"{out_dir}, skipped", file=sys.stderr)
-    problem = check_ray(getattr(args, "ray", None))
-    if problem:
-        return fail(problem)
-    try:
-        if getattr(args, "ray", None) is not None:
-            positions, games, seconds = _run_batches_on_ray(settings, out_dir, todo, args.ray)
-        else:
-            positions, games, seconds = _run_batches(settings, out_dir, todo, args.workers)
-    except OSError as exc:
-        print(f"usi-engine gensfen: error: writing a batch failed: {exc}", file=sys.stderr)
-        return 1
-    except RayConnectError as exc:               # --ray could not start or reach Ray
-        return fail(str(exc))
-    print(f"positions {positions} games {games} seconds {seconds:.1f} "
-          f"positions_per_s {positions / seconds if seconds > 0 else 0.0:.1f}")
-    return 0
-
-
-def _run_batches_on_ray(settings: Settings, out_dir: Path, todo: list[int],
+def run_batches_on_ray(settings: Settings, out_dir: Path, todo: list[int],
                         address: str) -> tuple[int, int, float]:
     """The batches of todo as Ray tasks, each written whole here as it comes back."""
     from usi_engine.cluster.ray_pool import RayPool
@@ -406,7 +328,7 @@ def _run_batches_on_ray(settings: Settings, out_dir: Path, todo: list[int],
     return positions, games, time.perf_counter() - start
 
 
-def _run_batches(settings: Settings, out_dir: Path, todo: list[int],
+def run_batches(settings: Settings, out_dir: Path, todo: list[int],
                  workers: int) -> tuple[int, int, float]:
     """Make the batches of todo on `workers` processes; (positions, games, seconds)."""
     start = time.perf_counter()
