@@ -42,14 +42,16 @@ def test_bench_engine_command_keeps_backslashes_on_windows():
 
 
 def test_relabel_and_csa_local_game_split_with_the_client():
+    from usi_engine.cli import relabel as relabel_command
     from usi_engine.training import relabel
-    from usi_engine.usi import client
-    assert relabel.split_command is client.split_command
-    source = (relabel.__file__, os.path.join(os.path.dirname(__file__), os.pardir,
-                                             os.pardir, "bench", "tools", "csa_local_game.py"))
+    source = (relabel_command.__file__, relabel.__file__,
+              os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "bench", "tools",
+                           "csa_local_game.py"))
     for path in source:
         with open(path, encoding="utf-8") as f:
             assert "shlex.split(" not in f.read(), path
+    with open(relabel_command.__file__, encoding="utf-8") as f:
+        assert "from usi_engine.usi.client import split_command" in f.read()
 
 
 # --- progress lines: VT erase, or spaces on an old Windows console ---------------------------

@@ -3,15 +3,82 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
+import sys
+from pathlib import Path
 from typing import Any
 
-from usi_engine.cli.common import int_in, float_in
+from usi_engine.cli.common import fail as fail_as, float_in, int_in
 
 
 def cmd_relabel(args: argparse.Namespace) -> int:
-    """Relabel records with a USI teacher's scores (see :mod:`usi_engine.training.relabel`)."""
-    from usi_engine.training.relabel import run
-    return run(args)
+    """Relabel records with a USI teacher's scores (:mod:`usi_engine.training.relabel`):
+    0 when every file was done, 1 when some failed, 2 (one line on stderr) for bad
+    arguments."""
+    from usi_engine.cluster.arguments import check_ray
+    from usi_engine.cluster.ray_pool import RayConnectError
+    from usi_engine.training import relabel      # lazy: it loads numpy
+    from usi_engine.usi.client import split_command
+
+    def fail(message: str) -> int:
+        return fail_as(message, "relabel")
+
+    try:
+        command = tuple(split_command(args.engine))
+    except ValueError as exc:
+        return fail(f"--engine: {exc}")
+    if not command:
+        return fail("--engine: empty command")
+    if shutil.which(command[0]) is None:
+        return fail(f"--engine: {command[0]} is not an executable program")
+    options = []
+    for text in args.option or ():
+        name, sep, value = text.partition("=")
+        if not sep or not name.strip() or " " in name.strip():
+            return fail(f"--option: expected NAME=VALUE, got {text[:60]!r}")
+        options.append((name.strip(), value.strip()))
+    go = " ".join(args.go.split())
+    if go.split()[:1] != ["go"] or "infinite" in go.split() or "ponder" in go.split():
+        return fail(f"--go: expected a go command with a limit, e.g. '{relabel.DEFAULT_GO}', "
+                    f"got {args.go[:60]!r}")
+    if args.max_score is not None and not args.quiet_only:
+        return fail("--max-score goes with --quiet-only")
+    config = relabel.Config(command=command, options=tuple(options), go=go, timeout_s=args.timeout_s,
+                    quiet_only=args.quiet_only,
+                    max_score=relabel.DEFAULT_MAX_SCORE if args.max_score is None else args.max_score,
+                    score_factor=args.score_factor, limit=args.limit)
+    out_dir = Path(args.out)
+    try:
+        jobs = relabel.plan(args.data, out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except ValueError as exc:
+        return fail(str(exc))
+    except OSError as exc:
+        return fail(f"--out {out_dir}: {exc}")
+    todo = [(src, dst) for src, dst in jobs if not dst.exists()]
+    if len(todo) < len(jobs):
+        print(f"relabel: {len(jobs) - len(todo)} of {len(jobs)} files already in {out_dir}, "
+              "skipped", file=sys.stderr)
+    problem = check_ray(getattr(args, "ray", None))
+    if problem:
+        return fail(problem)
+    teacher = relabel.Teacher(config)
+    try:
+        teacher.start()          # bad engine or option: a usage error, before any work
+    except relabel.TeacherError as exc:
+        teacher.kill()
+        return fail(f"--engine {args.engine}: {exc}")
+    try:
+        summary = relabel.relabel_all(teacher, todo, config, args.workers, getattr(args, "ray", None))
+    except RayConnectError as exc:               # --ray could not start or reach Ray
+        return fail(str(exc))
+    finally:
+        teacher.close()
+    summary.skipped_files = len(jobs) - len(todo)
+    for failed in summary.failed:
+        print(f"usi-engine relabel: {failed.name}: {failed.error}", file=sys.stderr)
+    print(summary.line())
+    return 1 if summary.failed else 0
 
 
 def add_relabel_parser(sub: "argparse._SubParsersAction[Any]") -> None:

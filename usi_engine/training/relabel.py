@@ -28,14 +28,11 @@ The record files are read and written through `usi_engine.training.data`.
 """
 from __future__ import annotations
 
-import argparse
 import multiprocessing
 import multiprocessing.util
 import os
 import shlex
-import shutil
 import signal
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,15 +40,13 @@ from typing import Callable
 
 import numpy as np
 
-from usi_engine.cluster.arguments import check_ray
-from usi_engine.cluster.ray_pool import RayConnectError
 from usi_engine.core.packed import decode_records
 from usi_engine.notation.score import MATE_VALUE
 from usi_engine.training.data import (quiet, read_record_file, record_count,
                                       record_files, record_sfen, stored_cp, stored_mate,
                                       write_records)
 from usi_engine.console.progress import clear_line, progress_line
-from usi_engine.usi.client import UsiClient, UsiEngineExited, UsiError, UsiTimeout, split_command
+from usi_engine.usi.client import UsiClient, UsiEngineExited, UsiError, UsiTimeout
 from usi_engine.usi.info import Info
 
 #: The default go line: a time limit every USI engine honours (gpsusi knows neither
@@ -376,71 +371,6 @@ def plan(data: list[str], out_dir: Path) -> list[tuple[Path, Path]]:
         record_count(src)                   # ValueError unless whole records
         jobs.append((src, dst))
     return jobs
-
-
-def run(args: argparse.Namespace) -> int:
-    """The ``relabel`` command: 0 when every file was done, 1 when some failed, 2 (one
-    line on stderr) for bad arguments."""
-    def fail(message: str) -> int:
-        print(f"usi-engine relabel: error: {message}", file=sys.stderr)
-        return 2
-
-    try:
-        command = tuple(split_command(args.engine))
-    except ValueError as exc:
-        return fail(f"--engine: {exc}")
-    if not command:
-        return fail("--engine: empty command")
-    if shutil.which(command[0]) is None:
-        return fail(f"--engine: {command[0]} is not an executable program")
-    options = []
-    for text in args.option or ():
-        name, sep, value = text.partition("=")
-        if not sep or not name.strip() or " " in name.strip():
-            return fail(f"--option: expected NAME=VALUE, got {text[:60]!r}")
-        options.append((name.strip(), value.strip()))
-    go = " ".join(args.go.split())
-    if go.split()[:1] != ["go"] or "infinite" in go.split() or "ponder" in go.split():
-        return fail(f"--go: expected a go command with a limit, e.g. '{DEFAULT_GO}', "
-                    f"got {args.go[:60]!r}")
-    if args.max_score is not None and not args.quiet_only:
-        return fail("--max-score goes with --quiet-only")
-    config = Config(command=command, options=tuple(options), go=go, timeout_s=args.timeout_s,
-                    quiet_only=args.quiet_only,
-                    max_score=DEFAULT_MAX_SCORE if args.max_score is None else args.max_score,
-                    score_factor=args.score_factor, limit=args.limit)
-    out_dir = Path(args.out)
-    try:
-        jobs = plan(args.data, out_dir)
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except ValueError as exc:
-        return fail(str(exc))
-    except OSError as exc:
-        return fail(f"--out {out_dir}: {exc}")
-    todo = [(src, dst) for src, dst in jobs if not dst.exists()]
-    if len(todo) < len(jobs):
-        print(f"relabel: {len(jobs) - len(todo)} of {len(jobs)} files already in {out_dir}, "
-              "skipped", file=sys.stderr)
-    problem = check_ray(getattr(args, "ray", None))
-    if problem:
-        return fail(problem)
-    teacher = Teacher(config)
-    try:
-        teacher.start()          # bad engine or option: a usage error, before any work
-    except TeacherError as exc:
-        teacher.kill()
-        return fail(f"--engine {args.engine}: {exc}")
-    try:
-        summary = relabel_all(teacher, todo, config, args.workers, getattr(args, "ray", None))
-    except RayConnectError as exc:               # --ray could not start or reach Ray
-        return fail(str(exc))
-    finally:
-        teacher.close()
-    summary.skipped_files = len(jobs) - len(todo)
-    for failed in summary.failed:
-        print(f"usi-engine relabel: {failed.name}: {failed.error}", file=sys.stderr)
-    print(summary.line())
-    return 1 if summary.failed else 0
 
 
 def _relabel_on_ray(todo: list[tuple[Path, Path]], config: Config, address: str,
