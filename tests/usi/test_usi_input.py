@@ -71,6 +71,25 @@ def test_go_mate_with_a_huge_time_is_answered_by_checkmate(engine, go):
     assert lines[-1].text == "checkmate G*5b", texts(lines)
 
 
+def test_a_stop_before_the_solver_begins_still_answers_a_short_mate():
+    # (a GUI's stop, or quit, can be read before the solver's thread starts: a small
+    # bounded proof must still find a mate in 1, not say timeout)
+    from usi_engine.search.searcher import Searcher as RealSearcher
+
+    class SlowToStart(RealSearcher):
+        def mate_solver(self):
+            time.sleep(0.3)          # the stop below is read meanwhile
+            return super().mate_solver()
+
+    out = io.BytesIO()
+    engine = UsiEngine(out, searcher_factory=SlowToStart)
+    for line in (MATE_IN_1, "go mate infinite", "stop"):
+        engine.handle_line(line)
+    engine._job.done.wait(10)
+    checkmates = [t for t in out.getvalue().decode().splitlines() if t.startswith("checkmate")]
+    assert checkmates == ["checkmate G*5b"]
+
+
 def test_a_failing_go_mate_is_still_answered_by_checkmate():
     from usi_engine.search.searcher import Searcher as RealSearcher
     class Broken:

@@ -115,6 +115,9 @@ _TOKEN = re.compile(r"\S+")
 #: How long ``quit``/EOF waits for a running search to wind down before the process
 #: leaves anyway (the spec allows 1 s in total).
 QUIT_GRACE_S = 0.5
+#: The nodes of the proof a `go mate` still makes when stop or quit came before its
+#: solver began (a mate in a few plies takes a few hundred; some milliseconds).
+STOPPED_EARLY_MATE_NODES = 20_000
 #: The longest ``info string`` printed: input echoed in an error (a 100 kB token) is
 #: cut to this many characters.
 MAX_INFO_STRING = 400
@@ -777,10 +780,10 @@ class UsiEngine:
     def _think(self, job: SearchJob) -> list[str]:
         """Decide the move for ``job``; returns the lines to print (final info, bestmove)."""
         from usi_engine.core.position import move_to_usi
-        from usi_engine.core.referee import game_over
 
         if job.params.mate is not None:
             return self._solve_mate(job)
+        from usi_engine.core.referee import game_over
         position = job.position
         options = job.options
         rule = str(options["EnteringKingRule"])
@@ -966,10 +969,15 @@ class UsiEngine:
             job.stopper = solver.stop
             job.searching = True
             stopped_early = job.stopped
+        published = job.options["MateLength"] == "published"
         if stopped_early:
-            return ["checkmate timeout"]
-        result = solver.solve(job.position, time_ms=limit, on_info=on_info, clear_stop=False,
-                              published=job.options["MateLength"] == "published")
+            # stop (or quit) came before the solver began: a small bounded proof still
+            # answers a short mate, as a stopped search still gives a move
+            result = solver.solve(job.position, nodes=STOPPED_EARLY_MATE_NODES,
+                                  clear_stop=False, published=published)
+        else:
+            result = solver.solve(job.position, time_ms=limit, on_info=on_info,
+                                  clear_stop=False, published=published)
         final = {"nodes": result.nodes, "time_ms": result.time_ms,
                  "nps": result.nodes * 1000 // result.time_ms if result.time_ms else result.nodes,
                  "hashfull": solver.hashfull()}
