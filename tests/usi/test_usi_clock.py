@@ -57,8 +57,10 @@ def test_second_move_plans_with_the_measured_loss_instead_of_network_delay(engin
     go = f"btime {left} wtime 5000"
     second, _, _, loss = play(engine, [move, reply_to([move])], go)
     # the engine's think lies inside the time seen here, so at least those 3 ms are
-    # lost; the pipes' latency (about 15 ms under wine) may add to them, not 120
-    assert loss is not None and 3 <= loss <= took + 4
+    # lost, less the millisecond that the two sides' rounding can take (a loaded
+    # machine measured 2); the pipes' latency (about 15 ms under wine) may add to
+    # them, not 120
+    assert loss is not None and 2 <= loss <= took + 4
     params, _ = timeman.parse_go(go.split())
     assert second == timeman.plan(params, True, 3, {}, measured_loss=loss).soft_ms
 
