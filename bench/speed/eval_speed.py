@@ -27,23 +27,6 @@ from usi_engine.eval.loader import shipped_network
 from usi_engine.search.searcher import Searcher
 
 
-def random_layered(hidden: int, seed: int = 5) -> eval_weights.LayeredWeights:
-    """Layered weights whose accumulators spread over the clipped range and whose layers
-    are neither all clipped nor all zero (for speed and for the tests; no strength)."""
-    rng = np.random.default_rng(seed)
-    w, l1, l2 = kp.WEIGHT_COUNT, kp.LAYER1, kp.LAYER2
-    return eval_weights.LayeredWeights(
-        kp=rng.integers(-2000, 2000, w).astype(np.int16),
-        first=rng.integers(-20, 24, (w, hidden)).astype(np.int16),
-        first_bias=rng.integers(-40, 80, hidden).astype(np.int16),
-        l1_w=rng.integers(-128, 128, (l1, 2 * hidden)).astype(np.int8),
-        l1_b=rng.integers(-20000, 20000, l1).astype(np.int32),
-        l2_w=rng.integers(-128, 128, (l2, l1)).astype(np.int8),
-        l2_b=rng.integers(-3000, 3000, l2).astype(np.int32),
-        l3_w=rng.integers(-2000, 2000, l2).astype(np.int16),
-        l3_b=int(rng.integers(-500000, 500000)))
-
-
 def search_speed(network: kp.Network | None, depth: int) -> tuple[int, float]:
     """(nodes, seconds) over the bench positions, as `usi-engine bench` searches them."""
     searcher = Searcher()
@@ -75,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     configurations: list[tuple[str, kp.Network | None]] = [("hand-set", None),
                                                            ("kpnn (square, 32)", shipped_network())]
     for width in (int(w) for w in args.widths.split(",")):
-        configurations.append((f"layered {width}", random_layered(width).network()))
+        configurations.append((f"layered {width}", eval_weights.random_layered(width).network()))
     kernels = ["avx2", "portable"] if kp.use_avx2(True) == "avx2" else ["portable"]
     print(f"depth {args.depth}, {len(BENCH_SFENS)} positions, one thread")
     print(f"{'evaluation':<20} {'kernels':<9} {'nodes':>10} {'nps':>10} {'x kpnn':>7} {'evals/s':>9}")

@@ -12,7 +12,7 @@ from usi_engine.training import data as training_data
 from usi_engine.training import learn_layers, learn_net
 from usi_engine.training.learn_net import NetConfig, loss_and_grad
 
-from bench.speed.eval_speed import random_layered
+from usi_engine.eval.weights import random_layered
 from test_kp import STARTPOS, DROPS, _arrays, _random_positions
 from test_kp import test_score_is_the_same_for_the_position_turned_round as _turned_round
 from test_net import central_difference, data_files     # noqa: F401 (a fixture)

@@ -358,3 +358,21 @@ def hand_projection() -> np.ndarray:
             theirs = 27 * 81 + kp.HAND_SLOTS + start
             w[bucket, theirs:theirs + count] = -hand[pt] / 2 + per_enemy_hand_piece
     return w.reshape(-1)
+
+
+def random_layered(hidden: int, seed: int = 5) -> LayeredWeights:
+    """Layered weights of no strength whose accumulators spread over the clipped range
+    and whose layers are neither all clipped nor all zero: what the speed measurements
+    (bench/speed/eval_speed.py) and the kernel tests run the layered head on."""
+    rng = np.random.default_rng(seed)
+    w, l1, l2 = kp.WEIGHT_COUNT, kp.LAYER1, kp.LAYER2
+    return LayeredWeights(
+        kp=rng.integers(-2000, 2000, w).astype(np.int16),
+        first=rng.integers(-20, 24, (w, hidden)).astype(np.int16),
+        first_bias=rng.integers(-40, 80, hidden).astype(np.int16),
+        l1_w=rng.integers(-128, 128, (l1, 2 * hidden)).astype(np.int8),
+        l1_b=rng.integers(-20000, 20000, l1).astype(np.int32),
+        l2_w=rng.integers(-128, 128, (l2, l1)).astype(np.int8),
+        l2_b=rng.integers(-3000, 3000, l2).astype(np.int32),
+        l3_w=rng.integers(-2000, 2000, l2).astype(np.int16),
+        l3_b=int(rng.integers(-500000, 500000)))
