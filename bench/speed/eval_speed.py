@@ -17,8 +17,6 @@ from __future__ import annotations
 import argparse
 import time
 
-import numpy as np
-
 from usi_engine.cli.bench import BENCH_HASH_MB, BENCH_SFENS
 from usi_engine.core.position import Position
 from usi_engine.eval import kp
