@@ -80,3 +80,19 @@ def int_in(low: int, high: int) -> Callable[[str], int]:
 def float_in(low: float, high: float) -> Callable[[str], float]:
     """An argparse type: a number from low to high."""
     return _bounded(_ascii_float, low, high, "number")
+
+
+def train_from_arguments(train: Callable[..., Any], config: Callable[..., Any],
+                         args: Any, **own: Any) -> int:
+    """learn's and learn-net's run: the arguments both take (epochs, batch size, rates,
+    the win-rate scale, the score cap, the held-out share, the seed) and ``own`` into
+    ``config``, then ``train(data, out, config, log)``; exit code 0, or 2 with the
+    trainer's ValueError on one line."""
+    try:
+        cfg = config(epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
+                     lambda_=args.lambda_, scale=args.scale, max_score=args.max_score,
+                     val_fraction=args.val_fraction, seed=args.seed, **own)
+        train(args.data, args.out, cfg, log=lambda line: print(line, flush=True))
+    except ValueError as exc:
+        return fail(str(exc))
+    return 0

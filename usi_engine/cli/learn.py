@@ -4,21 +4,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from usi_engine.cli.common import fail, int_in, float_in
+from usi_engine.cli.common import float_in, int_in, train_from_arguments
 
 
 def cmd_learn(args: argparse.Namespace) -> int:
     """Train the king-piece evaluation (see :mod:`usi_engine.training.learn`)."""
     from usi_engine.training.learn import TrainConfig, train
-    try:
-        cfg = TrainConfig(epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
-                          lambda_=args.lambda_, scale=args.scale, reg=args.reg,
-                          max_score=args.max_score, val_fraction=args.val_fraction,
-                          seed=args.seed, init=args.init)
-        train(args.data, args.out, cfg, log=lambda line: print(line, flush=True))
-    except ValueError as exc:
-        return fail(str(exc))
-    return 0
+    return train_from_arguments(train, TrainConfig, args, reg=args.reg, init=args.init)
 
 
 def add_learn_parser(sub: "argparse._SubParsersAction[Any]") -> None:

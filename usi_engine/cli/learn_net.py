@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from usi_engine.cli.common import fail, int_in, float_in
+from usi_engine.cli.common import fail, float_in, int_in, train_from_arguments
 
 
 def cmd_learn_net(args: argparse.Namespace) -> int:
@@ -17,16 +17,8 @@ def cmd_learn_net(args: argparse.Namespace) -> int:
     hidden = args.hidden or (kp.HIDDEN if head == "square" else 128)
     if head == "square" and hidden != kp.HIDDEN:
         return fail(f"the square head is {kp.HIDDEN} wide (--hidden goes with --head layers)")
-    train = train_layers if head == "layers" else train_net
-    try:
-        cfg = NetConfig(epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
-                        out_lr=args.out_lr, lambda_=args.lambda_, scale=args.scale,
-                        max_score=args.max_score, val_fraction=args.val_fraction,
-                        seed=args.seed, init=args.init or "", hidden=hidden)
-        train(args.data, args.out, cfg, log=lambda line: print(line, flush=True))
-    except ValueError as exc:
-        return fail(str(exc))
-    return 0
+    return train_from_arguments(train_layers if head == "layers" else train_net, NetConfig,
+                                args, out_lr=args.out_lr, init=args.init or "", hidden=hidden)
 
 
 def add_learn_net_parser(sub: "argparse._SubParsersAction[Any]") -> None:
