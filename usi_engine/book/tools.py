@@ -19,7 +19,7 @@ from usi_engine.notation.score import MATE_VALUE
 from usi_engine.notation.sfen import split_ply
 from usi_engine.console.progress import in_place
 
-__all__ = ["bin_to_memory", "read_any", "write_any", "normalised", "is_bin",
+__all__ = ["bin_to_memory", "fill_ponders", "read_any", "write_any", "normalised", "is_bin",
            "think_position", "think_worker_init", "think_task", "opening_positions",
            "children", "games_of_file", "records_of_file"]
 
@@ -77,21 +77,27 @@ def bin_to_memory(path: str, root: str | None = None, unreg_depth: int = 1,
             child = position.copy()
             child.push(legal_move)
             stack.append((child, budget))
-    # ponder: the next position's first move
-    for sfen, moves in list(out.items()):
+    # (a .bin holds no depth: unknown, written 0 as a .db line without one, not the
+    # APERY_DEPTH it is given for play)
+    fill_ponders(out, lambda move: 0 if move.depth == APERY_DEPTH else move.depth)
+    return out
+
+
+def fill_ponders(book: MemoryBook, depth_of: Callable[[BookMove], int] = lambda m: m.depth
+                 ) -> None:
+    """Each move's ponder: the first (most played) move of the position it leads to, or
+    none; ``depth_of`` gives the depth each move keeps."""
+    from usi_engine.core.position import Position
+    for sfen, moves in list(book.items()):
         position = Position(sfen)
         filled = []
         for move in moves:
             child = position.copy()
             child.push_usi(move.move)
-            reply = out.find(child.sfen(), ignore_ply=True)
-            ponder = reply[0].move if reply else NO_MOVE
-            # (a .bin holds no depth: unknown, written 0 as a .db line without one,
-            # not the APERY_DEPTH it is given for play)
-            depth = 0 if move.depth == APERY_DEPTH else move.depth
-            filled.append(BookMove(move.move, ponder, move.value, depth, move.count))
-        out.set_moves(sfen, filled)
-    return out
+            reply = book.find(child.sfen(), ignore_ply=True)
+            filled.append(BookMove(move.move, reply[0].move if reply else NO_MOVE,
+                                   move.value, depth_of(move), move.count))
+        book.set_moves(sfen, filled)
 
 
 def read_any(path: str, root: str | None = None) -> MemoryBook:

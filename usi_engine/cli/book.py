@@ -280,17 +280,7 @@ def cmd_from_records(args: argparse.Namespace) -> int:
                 position.push(move)
             progress_note(f"book from-records: {games} games")
     progress_note("")
-    # ponder: the next position's most played move
-    for sfen, book_moves in list(book.items()):
-        position = Position(sfen)
-        filled = []
-        for book_move in book_moves:
-            child = position.copy()
-            child.push_usi(book_move.move)
-            reply = book.find(child.sfen(), ignore_ply=True)
-            filled.append(model.BookMove(book_move.move, reply[0].move if reply else model.NO_MOVE,
-                                   book_move.value, book_move.depth, book_move.count))
-        book.set_moves(sfen, filled)
+    tools.fill_ponders(book)                 # ponder: the next position's most played move
     written = tools.write_any(args.output, book)
     print(f"book {args.output}: {written} {'entries' if tools.is_bin(args.output) else 'positions'} "
           f"from {used} of {games} games")
