@@ -20,7 +20,7 @@ from setuptools.command.build_ext import build_ext
 # The compiled modules, by package (usi_engine/<package>/<module>.pyx).
 MODULES = ["core.position", "core.movegen", "core.tt", "core.packed",
            "eval.handwritten", "eval.kp",
-           "search.alphabeta", "search.threads", "search.searcher",
+           "search.alphabeta", "search.threads", "search.searcher", "search.testing",
            "mate.table", "mate.dfpn", "mate.line", "mate.solver"]
 
 GCC_ARGS = ["-O3", "-fno-strict-aliasing"]          # gcc, clang, mingw-w64

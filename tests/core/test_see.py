@@ -6,7 +6,7 @@ import pytest
 
 from usi_engine.eval.handwritten import default_weights
 from usi_engine.core.position import Position
-from usi_engine.search.searcher import _see_ge, _see_value
+from usi_engine.search.testing import see_ge_of, see_value_of
 
 PAWN, LANCE, KNIGHT, SILVER, BISHOP, ROOK, GOLD, KING = range(1, 9)
 PROMOTED = 8
@@ -19,7 +19,7 @@ NAMES = {PAWN: "pawn", LANCE: "lance", KNIGHT: "knight", SILVER: "silver",
 
 def exchange(sfen, usi, threshold):
     position = Position(sfen)
-    return _see_ge(position, position.parse_usi(usi), threshold)
+    return see_ge_of(position, position.parse_usi(usi), threshold)
 
 
 # what SEE adds for a piece in hand over its board value: fixed (core/see.pxd), smaller than
@@ -32,12 +32,12 @@ SEE_HAND_PREMIUM = {PAWN: 15, LANCE: 20, KNIGHT: 25, SILVER: 30, BISHOP: 45, ROO
 def test_each_piece_counts_its_board_value_plus_its_unpromoted_value_in_hand(piece_type):
     piece = default_weights()["piece"]
     unpromoted = piece_type - PROMOTED if piece_type > KING else piece_type
-    assert _see_value(piece_type) == (piece[piece_type] + piece[unpromoted]
+    assert see_value_of(piece_type) == (piece[piece_type] + piece[unpromoted]
                                       + SEE_HAND_PREMIUM[unpromoted])
 
 
 def test_the_king_outweighs_every_other_piece_together():
-    assert _see_value(KING) > sum(_see_value(pt) for pt in NAMES)
+    assert see_value_of(KING) > sum(see_value_of(pt) for pt in NAMES)
 
 
 def test_a_gold_may_step_beside_its_king_where_a_horse_attacks():

@@ -3,7 +3,7 @@ non-promotions that the same move with promotion dominates."""
 import pytest
 
 from usi_engine.core.position import Position, move_to_usi
-from usi_engine.search import searcher
+from usi_engine.search.testing import picker_sequence
 from usi_engine.search.searcher import Searcher
 
 # middle-game positions with pieces in hand, where drop checks are many
@@ -34,14 +34,14 @@ def root_moves_searched(sfen):
 
 @pytest.mark.parametrize("sfen", CHECK_RICH)
 def test_the_picker_hands_out_each_move_the_root_searches_once(sfen):
-    handed = [m for m, _ in searcher._picker_sequence(Position(sfen), -2000)]
+    handed = [m for m, _ in picker_sequence(Position(sfen), -2000)]
     assert len(handed) == len(set(handed))
     assert {move_to_usi(m) for m in handed} == root_moves_searched(sfen)
 
 
 @pytest.mark.parametrize("sfen", CHECK_RICH)
 def test_quiets_come_best_first_down_to_the_limit_then_the_rest(sfen):
-    scores = quiet_runs(searcher._picker_sequence(Position(sfen), -2000))
+    scores = quiet_runs(picker_sequence(Position(sfen), -2000))
     above = [s for s in scores if s >= -2000]
     assert scores[:len(above)] == sorted(above, reverse=True)
     assert scores[len(above):] and all(s < -2000 for s in scores[len(above):])
@@ -50,8 +50,8 @@ def test_quiets_come_best_first_down_to_the_limit_then_the_rest(sfen):
 @pytest.mark.parametrize("sfen", CHECK_RICH)
 def test_skipping_quiets_hands_out_the_captures_and_only_the_quiet_checks_best_first(sfen):
     position = Position(sfen)
-    full = searcher._picker_sequence(position, -2000)
-    skipping = searcher._picker_sequence(position, -2000, skip_quiets=True)
+    full = picker_sequence(position, -2000)
+    skipping = picker_sequence(position, -2000, skip_quiets=True)
     quiet_checks = {m for m, score in full if score is not None and position.gives_check(m)}
     assert [m for m, score in skipping if score is None] == [m for m, score in full
                                                              if score is None]

@@ -242,20 +242,20 @@ def test_mate_in_one_below_the_root_keeps_the_mating_line_whole(searcher):
 
 
 def test_the_table_keeps_the_root_best_move_and_score_after_a_search():
-    from usi_engine.search.searcher import _table_entry
+    from usi_engine.search.testing import table_entry
     s = Searcher()
     s.set_hash(16)
     result = s.search(Position(MIDGAME), depth=6)
-    move, value, depth, bound = _table_entry(s, Position(MIDGAME))
+    move, value, depth, bound = table_entry(s, Position(MIDGAME))
     assert (move, value, depth, bound) == (result.best, result.score_cp, 6, 3)   # 3: exact
 
 
 def test_the_table_has_no_entry_for_a_position_never_searched():
-    from usi_engine.search.searcher import _table_entry
+    from usi_engine.search.testing import table_entry
     s = Searcher()
     s.set_hash(16)
     s.search(Position(), depth=3)
-    assert _table_entry(s, Position(MIDGAME)) is None
+    assert table_entry(s, Position(MIDGAME)) is None
 
 
 def test_the_search_mate_value_is_the_notations():

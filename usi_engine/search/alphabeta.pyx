@@ -25,8 +25,9 @@ one saves the king and then two quiet ones, and looks for a mate in one where th
 table has not seen the position.  `iterate` runs one aspiration-window iteration at the
 root; search/threads.pyx holds the contexts' lifetime and the lazy-SMP helpers, and
 the Searcher (search/searcher.pyx) drives both.  The margins and reductions (TUNABLES)
-are in search/params.pxi, included here; docs/experiment-log.md has the matches behind
-each technique and value.
+are in search/params.pxi, included here, and the sizes kept as YaneuraOu and Stockfish
+measured them in search/borrowed.pxd; docs/decisions.md has the matches behind each
+technique and value.
 """
 cimport cython
 from libc.stdint cimport uint64_t
@@ -61,6 +62,7 @@ from usi_engine.search.move_picker cimport (MovePicker, picker_init, picker_set_
                                             next_move, captured_type, moved_type, is_quiet,
                                             move_key, score_moves, pick_best,
                                             STAGE_GOOD_CAPTURES)
+from usi_engine.search.borrowed cimport *
 
 init_tables()
 
@@ -214,8 +216,8 @@ cdef inline int corrected_value(Context* c, int raw, int ply) noexcept nogil:
 cdef inline void correct_static_value(Context* c, int best, int static_eval,
                                       int depth, int ply) noexcept nogil:
     """Move every correction entry of this position toward what the search found; the
-    non-pawn tables by 187/128 of the step, the continuation tables by 126/128 (2 plies
-    back) and 63/128 (4 plies back), YaneuraOu's proportions."""
+    non-pawn and continuation tables by their shares of the step (YaneuraOu's
+    proportions: borrowed.pxd)."""
     cdef int pi, hi, k1, k2, k4
     cdef int side = c.pos.side
     cdef int bonus = (best - static_eval) * depth // 8
@@ -226,15 +228,15 @@ cdef inline void correct_static_value(Context* c, int best, int static_eval,
     correction_indices(&c.pos, &pi, &hi)
     correction_update(&c.hist, side, pi, hi, bonus)
     correction_nudge(&c.hist.corr_nonpawn[side][BLACK][nonpawn_index(&c.pos, BLACK)],
-                     bonus * 187 // 128)
+                     bonus * CORR_NONPAWN_SHARE_128 // 128)
     correction_nudge(&c.hist.corr_nonpawn[side][WHITE][nonpawn_index(&c.pos, WHITE)],
-                     bonus * 187 // 128)
+                     bonus * CORR_NONPAWN_SHARE_128 // 128)
     _continuation_correction(&c.hist, side, c.move_keys, ply, &k1, &k2, &k4)
     if k1 >= 0:
         if k2 >= 0:
-            correction_nudge(&c.hist.corr_cont[side][k2][k1], bonus * 126 // 128)
+            correction_nudge(&c.hist.corr_cont[side][k2][k1], bonus * CORR_CONT2_SHARE_128 // 128)
         if k4 >= 0:
-            correction_nudge(&c.hist.corr_cont[side][k4][k1], bonus * 63 // 128)
+            correction_nudge(&c.hist.corr_cont[side][k4][k1], bonus * CORR_CONT4_SHARE_128 // 128)
 
 
 cdef inline void _prefetch_continuation_correction(Context* c, int ply) noexcept nogil:
@@ -315,7 +317,7 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
         if not found:
             # a mate in one, which standing pat would not see (drops mate often); a
             # table hit has been through this test already.  At every quiescence ply:
-            # at the first alone it cost games (docs/experiment-log.md)
+            # at the first alone it cost games (docs/decisions.md, "QsMate1Plies")
             m = mate_in_one_near(p)
             if m:
                 v = mate_in(ply + 1)
@@ -636,21 +638,21 @@ cdef inline void _reward_prior_quiet(Context* c, int ply, int depth, int best, i
     cdef int scale, bonus, before
     if not _prior_quiet(c, ply):
         return
-    scale = -232 + min(59 * depth, 454)
-    if not checked and best <= static_eval - 110:
-        scale += 145
+    scale = PRIOR_SCALE_BASE + min(PRIOR_SCALE_PER_DEPTH * depth, PRIOR_SCALE_MAX)
+    if not checked and best <= static_eval - PRIOR_EVAL_MARGIN:
+        scale += PRIOR_EVAL_BONUS
     before = c.static_evals[ply - 1]
-    if before != -VALUE_INFINITE and best <= -before - 73:
-        scale += 154
+    if before != -VALUE_INFINITE and best <= -before - PRIOR_PARENT_MARGIN:
+        scale += PRIOR_PARENT_BONUS
     if scale <= 0:
         return
-    bonus = min(135 * depth - 80, 1400) * scale
+    bonus = min(PRIOR_BONUS_MUL * depth - PRIOR_BONUS_SUB, PRIOR_BONUS_MAX) * scale
     history_cont_bonus(&c.hist, 1 - c.pos.side, c.move_keys[ply - 1],
                        c.move_keys[ply - 2] if ply >= 2 else NO_PIECE_TO,
                        c.move_keys[ply - 3] if ply >= 3 else NO_PIECE_TO,
-                       bonus * 221 // 16384)
+                       bonus * PRIOR_CONT_SHARE_16384 // 16384)
     butterfly_bonus(&c.hist, 1 - c.pos.side, state(&c.pos).move,
-                    bonus * 235 // 32768)
+                    bonus * PRIOR_BUTTERFLY_SHARE_32768 // 32768)
 
 
 cdef void _reward_best(Context* c, int m, int ply, int depth, int prev1, int prev2,
@@ -756,11 +758,13 @@ cdef inline int _prune_quiet(Context* c, const MovePicker* mp, int m, int depth,
                              int searched, int alpha, int static_eval,
                              int best_move) noexcept nogil:
     """PRUNE_THIS for a quiet move that gives no check when (as in YaneuraOu, each move
-    judged on its own) its continuation and pawn histories sum below -4097 a ply; or,
-    on its reduced depth (the table's, a ply more or less for each 3220 of its histories
-    with the butterfly's at 71/32), the static score with a margin (FutilityBase, 151
-    more while no move has raised alpha, 86 more when the static score is above alpha,
-    FutilityPerDepth a ply, to reduced depth FutilityLmrDepth) stays at or below alpha,
+    judged on its own) its continuation and pawn histories sum below
+    -QUIET_HISTORY_PRUNE a ply; or, on its reduced depth (the table's, a ply more or
+    less for each LMR_HISTORY_PER_PLY of its histories with the butterfly's weighted
+    in), the static score with a margin (FutilityBase, FUTILITY_NO_BEST more while no
+    move has raised alpha, FUTILITY_ABOVE_ALPHA more when the static score is above
+    alpha, FutilityPerDepth a ply, to reduced depth FutilityLmrDepth) stays at or below
+    alpha,
     or it loses more than QuietSeePrune x (reduced depth)^2 by SEE.  (Pruning all the
     quiet moves at once after the first that failed futility, as before, scored 0.370
     against YaneuraOu at 200,000 nodes where this scored 0.533, 200 games each:
@@ -774,13 +778,15 @@ cdef inline int _prune_quiet(Context* c, const MovePicker* mp, int m, int depth,
         history += mp.cont2[key]
     if mp.pawn_row != NULL:
         history += mp.pawn_row[key]
-    if history < -4097 * depth:
+    if history < -QUIET_HISTORY_PRUNE * depth:
         return PRUNE_THIS
-    history += 71 * c.hist.butterfly[p.side][move_from(m)][move_to(m)] // 32
-    lmr_depth = _table_reduced_depth(c, depth, searched) + history // 3220
+    history += (LMR_BUTTERFLY_WEIGHT_32 * c.hist.butterfly[p.side][move_from(m)][move_to(m)]
+                // 32)
+    lmr_depth = _table_reduced_depth(c, depth, searched) + history // LMR_HISTORY_PER_PLY
     if (lmr_depth <= c.param[FUTILITY_LMR_DEPTH]
-            and static_eval + c.param[FUTILITY_BASE] + 151 * (best_move == 0)
-            + 86 * (static_eval > alpha) + c.param[FUTILITY_PER_DEPTH] * lmr_depth <= alpha):
+            and static_eval + c.param[FUTILITY_BASE] + FUTILITY_NO_BEST * (best_move == 0)
+            + FUTILITY_ABOVE_ALPHA * (static_eval > alpha)
+            + c.param[FUTILITY_PER_DEPTH] * lmr_depth <= alpha):
         return PRUNE_THIS
     if lmr_depth < 0:
         lmr_depth = 0
@@ -793,9 +799,10 @@ cdef int _prune_capture(Context* c, int m, bint quiet, bint check_given, int dep
                         int searched, int alpha, int static_eval,
                         bint wins_exchange) noexcept nogil:
     """The pruning of captures and checks near the leaves (YaneuraOu's margins): a
-    capture (no check) whose victim, with a margin of 218 + 223 per ply of reduced depth
-    and its capture history, cannot lift the static score to alpha, and any capture or
-    check that loses more than 167 per ply (less with a good capture history) by SEE
+    capture (no check) whose victim, with a margin (CAPTURE_FUTILITY_BASE and _PER_DEPTH
+    a ply of reduced depth) and its capture history, cannot lift the static score to
+    alpha, and any capture or check that loses more than CHECK_SEE_PER_DEPTH a ply
+    (less with a good capture history) by SEE
     while alpha is not below a draw.  wins_exchange: the picker found SEE >= 0 already
     (its good captures), so the SEE test holds without asking."""
     cdef Pos* p = &c.pos
@@ -805,15 +812,16 @@ cdef int _prune_capture(Context* c, int m, bint quiet, bint check_given, int dep
     cdef int margin
     # (a promotion that captures nothing is not judged by its victim: a bishop that
     # promotes onto a fork was pruned so, after its capture history had sunk)
-    if (not quiet and not check_given and lmr_depth < 7 and victim != EMPTY
-            and static_eval + 218 + 223 * lmr_depth + piece_value(victim)
-            + 131 * hist // 1024 <= alpha):
+    if (not quiet and not check_given and lmr_depth < CAPTURE_FUTILITY_DEPTH
+            and victim != EMPTY
+            and static_eval + CAPTURE_FUTILITY_BASE + CAPTURE_FUTILITY_PER_DEPTH * lmr_depth
+            + piece_value(victim) + CAPTURE_FUTILITY_HISTORY * hist // 1024 <= alpha):
         return PRUNE_THIS
-    margin = 167 * depth + hist * 34 // 1024
+    margin = CHECK_SEE_PER_DEPTH * depth + hist * CHECK_SEE_HISTORY // 1024
     if margin < 0:
         margin = 0
     # (alpha >= 0: YaneuraOu's reading of Stockfish's guard for a stalemate sacrifice;
-    # pruning at any alpha, as Stockfish does, lost games: docs/experiment-log.md)
+    # pruning at any alpha, as Stockfish does, lost games: docs/decisions.md, "CapturePrune")
     if alpha >= 0 and not wins_exchange and not see_ge(p, m, -margin):
         return PRUNE_THIS
     return 0

@@ -7,6 +7,7 @@ from libc.stdint cimport int16_t
 from libc.string cimport memset
 
 from usi_engine.core.types cimport *
+from usi_engine.search.borrowed cimport *
 
 cdef enum:
     HISTORY_PLY = 128
@@ -94,20 +95,37 @@ cdef inline int quiet_score_rows(const History* h, int side, int m, int key,
     return s
 
 
+cdef inline int stat_bonus(int depth) noexcept nogil:
+    """The history bonus of a cut-off at this depth (YaneuraOu's size)."""
+    return (min(STAT_BONUS_MUL * depth - STAT_BONUS_SUB, STAT_BONUS_MAX)
+            * STAT_BONUS_SCALE // 1024)
+
+
+cdef inline int stat_malus(int depth) noexcept nogil:
+    """The malus of the last move tried before a cut-off at this depth; each one tried
+    before it takes MALUS_DECAY / 1024 of the one after (malus_decay)."""
+    return (min(STAT_MALUS_MUL * depth - STAT_MALUS_SUB, STAT_MALUS_MAX)
+            * STAT_MALUS_SCALE // 1024)
+
+
+cdef inline int malus_decay(int malus) noexcept nogil:
+    return malus * MALUS_DECAY // 1024
+
+
 cdef inline void pawn_history_cutoff(History* h, int side, int index, int key,
                                      const int* tried_keys, int n_tried,
                                      int depth) noexcept nogil:
     """Quiet move `key` refuted a position with pawn placement `index`: it rises in
-    that placement's pawn history and the quiet moves tried before it fall (YaneuraOu's
-    proportions of its history bonus: 850 and 550 / 1024)."""
-    cdef int bonus = min(128 * depth - 77, 1529) * 806 // 1024
-    cdef int malus = min(882 * depth - 204, 2122) * 1113 // 1024
+    that placement's pawn history and the quiet moves tried before it fall (by the
+    pawn history's shares of the stat bonus and malus)."""
+    cdef int malus = stat_malus(depth)
     cdef int i
-    _gravity16(&h.pawn_hist[side][index][key], bonus * 850 // 1024, PAWN_HIST_MAX)
+    _gravity16(&h.pawn_hist[side][index][key],
+               stat_bonus(depth) * PAWN_HIST_BONUS_SHARE // 1024, PAWN_HIST_MAX)
     for i in range(n_tried):
-        malus = malus * 977 // 1024
-        _gravity16(&h.pawn_hist[side][index][tried_keys[i]], -malus * 550 // 1024,
-                   PAWN_HIST_MAX)
+        malus = malus_decay(malus)
+        _gravity16(&h.pawn_hist[side][index][tried_keys[i]],
+                   -malus * PAWN_HIST_MALUS_SHARE // 1024, PAWN_HIST_MAX)
 
 
 cdef inline int capture_history(const History* h, int side, int key,
@@ -123,10 +141,9 @@ cdef inline void capture_history_cutoff(History* h, int side, int key, int victi
                                         int depth) noexcept nogil:
     """A move refuted the position: if it was a capture (capture_cut) it rises in the
     capture history, and the captures tried before it fall, whatever refuted it
-    (Stockfish's sizes: bonus min(143 depth - 89, 1496), malus min(737 depth - 179,
-    3141))."""
-    cdef int bonus = min(143 * depth - 89, 1496)
-    cdef int malus = min(737 * depth - 179, 3141)
+    (Stockfish's sizes: borrowed.pxd's CAPT_*)."""
+    cdef int bonus = min(CAPT_BONUS_MUL * depth - CAPT_BONUS_SUB, CAPT_BONUS_MAX)
+    cdef int malus = min(CAPT_MALUS_MUL * depth - CAPT_MALUS_SUB, CAPT_MALUS_MAX)
     cdef int i
     if capture_cut:
         _gravity16(&h.capt[side][key][victim & 15], bonus, CAPT_HIST_MAX)
@@ -160,45 +177,42 @@ cdef inline int low_ply_score(const History* h, int ply, int m) noexcept nogil:
 
 cdef inline void _low_ply_update(History* h, int ply, int m, int bonus) noexcept nogil:
     if ply < LOW_PLY:
-        _gravity16(&h.low_ply[ply][move_from(m)][move_to(m)], bonus * 761 // 1024, LOW_PLY_MAX)
-
-
-cdef inline void _history_update_sized(History* h, int side, int m, int key, int prev1,
-                                       int prev2, int bonus) noexcept nogil:
-    # YaneuraOu's proportions: the butterfly saturates near 7183, the continuation
-    # histories near 30000 and take 1.05 and 0.60 of the bonus (one and two plies back)
-    _gravity(&h.butterfly[side][move_from(m)][move_to(m)], bonus, BUTTERFLY_MAX_SIZED)
-    if prev1 >= 0:
-        _gravity16(&h.cont[side][prev1][key], bonus * 1079 // 1024, CONT_MAX_SIZED)
-    if prev2 >= 0:
-        _gravity16(&h.cont[side][prev2][key], bonus * 604 // 1024, CONT_MAX_SIZED)
+        _gravity16(&h.low_ply[ply][move_from(m)][move_to(m)], bonus * LOW_PLY_SHARE // 1024,
+                   LOW_PLY_MAX)
 
 
 cdef inline void history_cont_bonus(History* h, int side, int key, int prev1, int prev2,
                                     int bonus) noexcept nogil:
-    """Raise the continuation histories of a move (piece-to `key`) after prev1 and
-    prev2 (YaneuraOu's sizes), as for a late move whose reduced search beat alpha."""
+    """Raise (or lower) the continuation histories of a move (piece-to `key`) after
+    prev1 and prev2 by their shares of the bonus, as for a late move whose reduced
+    search beat alpha."""
     if prev1 >= 0:
-        _gravity16(&h.cont[side][prev1][key], bonus * 1079 // 1024, CONT_MAX_SIZED)
+        _gravity16(&h.cont[side][prev1][key], bonus * CONT1_SHARE // 1024, CONT_MAX_SIZED)
     if prev2 >= 0:
-        _gravity16(&h.cont[side][prev2][key], bonus * 604 // 1024, CONT_MAX_SIZED)
+        _gravity16(&h.cont[side][prev2][key], bonus * CONT2_SHARE // 1024, CONT_MAX_SIZED)
+
+
+cdef inline void _history_update_sized(History* h, int side, int m, int key, int prev1,
+                                       int prev2, int bonus) noexcept nogil:
+    butterfly_bonus(h, side, m, bonus)
+    history_cont_bonus(h, side, key, prev1, prev2, bonus)
 
 
 cdef inline void history_cutoff(History* h, int side, int m, int key, int prev1, int prev2,
                                 int ply, int depth, const int* tried, const int* tried_keys,
                                 int n_tried) noexcept nogil:
     """Quiet move m refuted the position: it becomes a killer and the counter move of
-    prev1, its statistics rise and those of the quiet moves tried before it fall, by
-    YaneuraOu's sizes: a bonus of min(128 depth - 77, 1529) x 0.79 and a larger malus,
-    min(882 depth - 204, 2122) x 1.09, shrinking by 5% with each earlier move, so that
-    the tables follow the recent search instead of summing the whole game."""
-    cdef int bonus = min(128 * depth - 77, 1529) * 806 // 1024
-    cdef int malus = min(882 * depth - 204, 2122) * 1113 // 1024
+    prev1, its statistics rise by the stat bonus and those of the quiet moves tried
+    before it fall by a larger malus, shrinking with each earlier move (YaneuraOu's
+    sizes), so that the tables follow the recent search instead of summing the whole
+    game."""
+    cdef int bonus = stat_bonus(depth)
+    cdef int malus = stat_malus(depth)
     cdef int i
     _history_update_sized(h, side, m, key, prev1, prev2, bonus)
     _low_ply_update(h, ply, m, bonus)
     for i in range(n_tried):
-        malus = malus * 977 // 1024
+        malus = malus_decay(malus)
         _history_update_sized(h, side, tried[i], tried_keys[i], prev1, prev2, -malus)
         _low_ply_update(h, ply, tried[i], -malus)
     if ply < HISTORY_PLY and h.killers[ply][0] != m:

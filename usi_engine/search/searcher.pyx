@@ -38,14 +38,6 @@ from usi_engine.search.alphabeta cimport (MAX_PLY, MAX_ROOT_MOVES, VALUE_INFINIT
 from usi_engine.search.alphabeta import TUNABLES, parameter_index
 from usi_engine.search.threads cimport (deepen, new_context, free_context, forget_history,
                                         prepare_helper, ITERATION_CUT)
-from usi_engine.search.history cimport NO_PIECE_TO, quiet_score
-from usi_engine.core.see cimport see_ge, see_value
-from usi_engine.core.bitboard cimport init_tables
-from usi_engine.search.move_picker cimport MovePicker, picker_init, next_move, is_quiet, move_key
-
-# (each extension holds its own copy of the attack tables: the test hooks below run
-# the picker and SEE here, not in tree's copy)
-init_tables()
 
 
 cdef int _after_iteration(void* owner, int depth, int event,
@@ -136,32 +128,6 @@ cdef class Searcher:
     uses it all but a slice (1/8, at most 16 MB) kept for the mate probe, and the
     tsume solver of `mate_solver()` (`go mate`) works inside the whole of it.
     """
-    cdef TT tt
-    cdef HashMemory memory
-    cdef Context* ctx
-    cdef Context** helpers        # threads - 1 helper contexts (lazy SMP)
-    cdef int n_helpers
-    cdef list helper_threads      # the running helpers' Python threads
-    cdef int active_helpers       # helpers that took part in the last search
-    cdef object on_info
-    cdef int multipv
-    cdef bint searching
-    cdef list completed_lines     # [(move, score, seldepth, pv)] of the last whole iteration
-    cdef object solver            # the df-pn solver inside this memory, built on first use
-    cdef bint probing             # the solver is running the root mate probe
-    cdef Network network          # the learned evaluation's weights; None: hand-written
-    cdef bint network_chosen      # set_evaluation was called (else: the shipped network)
-    cdef object pending_error     # raised in the main thread's IterationHook, re-raised
-    cdef int pv_interval          # ms at least between two reported lines (0: every one)
-    cdef bint extend_pv           # lengthen reported PVs from the table (ConsiderationMode)
-    cdef int bound_pv_after_ms    # report aspiration fail-low/high lines from then on (-1: never)
-    cdef long long last_pv_ms     # elapsed ms when a line was last reported (-1: none yet)
-    cdef int held_depth           # a completed iteration not reported yet (PvInterval), or 0
-    cdef Position root            # the root position (to extend PVs from)
-    cdef double best_changes      # the best move's changes between iterations, halved each one
-    cdef int stable_iterations    # iterations in a row that kept the best move
-    cdef list iteration_scores    # the best line's score after each completed iteration
-
     def __cinit__(self):
         memset(&self.tt, 0, sizeof(TT))
         self.ctx = new_context()
@@ -729,44 +695,6 @@ cdef class Searcher:
                             time_ms=self._elapsed_ms(), pv=pv)
 
 
-def _see_ge(Position position, int move, int threshold) -> bool:
-    """Test hook: whether `move` wins at least `threshold` by static exchange (SEE's
-    own values: `_see_value`).
-
-    >>> from usi_engine.core.position import Position
-    >>> _see_ge(Position(), Position().parse_usi("7g7f"), 0)
-    True
-    """
-    return see_ge(&position.pos, move, threshold)
-
-
-def _see_value(int piece_type) -> int:
-    """Test hook: what static exchange counts a piece of this type (core/types.pxd) as."""
-    if not 0 <= piece_type < 16:
-        raise ValueError("piece type out of range: {}".format(piece_type))
-    return see_value(piece_type)
-
-
-def _table_entry(Searcher searcher, Position position):
-    """Trace hook: the table's entry for `position` after a search, as (move, value,
-    depth, bound) with bound 1 upper, 2 lower, 3 exact; None where there is none.
-    Values are as stored at ply 0 (a mate score counts from this position).
-
-    >>> from usi_engine.core.position import Position
-    >>> s = Searcher(); r = s.search(Position(), depth=4)
-    >>> _table_entry(s, Position())[0] == r.best
-    True
-    """
-    cdef bint found
-    cdef TTEntry te
-    if searcher.tt.table == NULL:
-        return None
-    tt_probe(&searcher.tt, position_key(&position.pos), &found, &te)
-    if not found:
-        return None
-    return (te.move, value_from_tt(te.value, 0), te.depth - 1, te.gen_bound & 3)
-
-
 cdef int _filter_moves(int* moves, int n, set allowed):
     cdef int i, k = 0
     for i in range(n):
@@ -774,40 +702,3 @@ cdef int _filter_moves(int* moves, int n, set allowed):
             moves[k] = moves[i]
             k += 1
     return k
-
-
-def _picker_sequence(position, int quiet_limit, int seed=1, bint skip_quiets=False):
-    """Test hook: the moves of `position` (not in check) in the order the staged
-    picker hands them out at an interior node with no TT move, after a butterfly
-    history filled from `seed`, with the history score of each quiet move (None for
-    the others).  skip_quiets: as the search sets it once move-count pruning starts,
-    before the first move."""
-    cdef Position pp = position
-    cdef Context* c = new_context()
-    cdef MovePicker mp
-    cdef int m, side, f, t
-    cdef uint64_t x = <uint64_t>seed * 0x9E3779B97F4A7C15ULL + 1
-    if c == NULL:
-        raise MemoryError()
-    try:
-        if pos_copy(&c.pos, &pp.pos) != 0:
-            raise MemoryError()
-        for side in range(2):
-            for f in range(88):
-                for t in range(81):
-                    x ^= x << 13; x ^= x >> 7; x ^= x << 17
-                    c.hist.butterfly[side][f][t] = <int>(x % 20001) - 10000
-        c.move_keys[0] = NO_PIECE_TO
-        picker_init(&mp, c, 0, 1, False, quiet_limit)
-        mp.skip_quiets = skip_quiets
-        order = []
-        while True:
-            m = next_move(&mp, c)
-            if m == 0:
-                break
-            order.append((m, quiet_score(&c.hist, c.pos.side, m, move_key(&c.pos, m),
-                                         NO_PIECE_TO, NO_PIECE_TO)
-                          if is_quiet(&c.pos, m) else None))
-        return order
-    finally:
-        free_context(c)
