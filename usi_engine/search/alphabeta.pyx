@@ -61,6 +61,7 @@ from usi_engine.search.root_moves cimport root_moves_into, record_root_move, sor
 from usi_engine.search.move_picker cimport (MovePicker, picker_init, picker_set_histories,
                                             next_move, captured_type, moved_type, is_quiet,
                                             move_key, score_moves, pick_best,
+                                            QuietRows, quiet_rows_init,
                                             STAGE_GOOD_CAPTURES)
 from usi_engine.search.borrowed cimport *
 
@@ -277,6 +278,7 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
     cdef int scores[MAX_MOVES]
     cdef int n, i, m, v, best, stand_pat, victim, last, prev_sq
     cdef int tried = 0, quiet_evasions = 0
+    cdef QuietRows rows
     cdef int raw_eval = 0
     cdef bint checked = in_check(p)
     cdef bint found
@@ -331,7 +333,9 @@ cdef int qsearch(Context* c, int alpha, int beta, int ply, int qply) noexcept no
         best = stand_pat
         n = generate(p, moves, GEN_CAPTURES | GEN_NO_DOMINATED)
     # quiescence tests SEE only on the moves it gets to (most are cut off first)
-    score_moves(c, moves, scores, n, tt_move, ply, False)
+    if checked:
+        quiet_rows_init(&rows, c, ply, pawn_history_index(p), c.param[THREAT_ORDER])
+    score_moves(c, moves, scores, n, tt_move, ply, False, &rows if checked else NULL)
     last = state(p).move
     prev_sq = move_to(last) if last != MOVE_NONE else -1
     for i in range(n):
@@ -696,7 +700,7 @@ cdef int _probcut(Context* c, int depth, int beta, int static_eval, int raw_eval
     if found and te.depth - 1 >= depth - 3 and value_from_tt(te.value, ply) < pc_beta:
         return VALUE_NONE
     n = generate(p, moves, GEN_CAPTURES | GEN_NO_DOMINATED)
-    score_moves(c, moves, scores, n, te.move if found else 0, ply, False)
+    score_moves(c, moves, scores, n, te.move if found else 0, ply, False, NULL)
     for i in range(n):
         m = pick_best(moves, scores, i, n)
         if captured_type(p, m) == EMPTY or not see_ge(p, m, pc_beta - static_eval):
@@ -772,12 +776,12 @@ cdef inline int _prune_quiet(Context* c, const MovePicker* mp, int m, int depth,
     cdef Pos* p = &c.pos
     cdef int key = move_key(p, m)
     cdef int history = 0, lmr_depth
-    if mp.cont1 != NULL:
-        history += mp.cont1[key]
-    if mp.cont2 != NULL:
-        history += mp.cont2[key]
-    if mp.pawn_row != NULL:
-        history += mp.pawn_row[key]
+    if mp.rows.cont1 != NULL:
+        history += mp.rows.cont1[key]
+    if mp.rows.cont2 != NULL:
+        history += mp.rows.cont2[key]
+    if mp.rows.pawn_row != NULL:
+        history += mp.rows.pawn_row[key]
     if history < -QUIET_HISTORY_PRUNE * depth:
         return PRUNE_THIS
     history += (LMR_BUTTERFLY_WEIGHT_32 * c.hist.butterfly[p.side][move_from(m)][move_to(m)]

@@ -38,6 +38,17 @@ cdef enum:
     KEY_BAD_CAPTURE = -(1 << 22)
 
 
+cdef struct QuietRows:
+    # What a node's quiet moves are ordered by, for the side to move (one formula for
+    # the staged picker, the root, in check and quiescence evasions: quiet_key)
+    const int16_t* cont1        # the continuation-history rows of the moves 1 and 2
+    const int16_t* cont2        # plies back and the pawn-history row of the position
+    const int16_t* pawn_row     # (NULL: none), indexed by piece-to
+    int threat_bonus            # ordering bonus of a quiet move that takes a piece out of
+                                # a cheaper piece's attack (malus: into it); 0: none
+    int ply                     # (the low-ply history's)
+
+
 cdef struct MovePicker:
     int moves[MAX_MOVES]        # captures in [0, n_captures), then the quiet moves
     int scores[MAX_MOVES]
@@ -52,12 +63,8 @@ cdef struct MovePicker:
     int ply
     bint all_at_once
     int quiet_limit             # quiets scoring below this are left unsorted
-    int threat_bonus            # ordering bonus of a quiet move that takes a piece out of
-                                # a cheaper piece's attack (malus: into it); 0: none
     int pawn_index              # the position's pawn-history row, or -1: none used
-    const int16_t* cont1        # for the side to move: the continuation-history rows of
-    const int16_t* cont2        # the moves 1 and 2 plies back and the pawn-history row of
-    const int16_t* pawn_row     # pawn_index (NULL: none), indexed by piece-to
+    QuietRows rows              # what the quiet moves are ordered by
     bint skip_quiets            # quiet moves that do not give check are pruned from here
                                 # on (the search says so once it prunes one): the quiet
                                 # stage then generates only the quiet checks
@@ -107,15 +114,92 @@ cdef inline int previous_key(const Context* c, int ply, int back) noexcept nogil
     return c.move_keys[ply - back] if ply >= back else NO_PIECE_TO
 
 
+cdef inline void threat_maps(const Pos* p, bb_t* by_pawn, bb_t* by_minor) noexcept nogil:
+    """Squares the opponent attacks with pawns, and with pieces worth less than a
+    bishop or rook (pawns, lances, knights, silvers, golds and their like)."""
+    cdef int opp = p.side ^ 1
+    cdef int sq
+    cdef bb_t pawn_attacks = 0, minor_attacks
+    cdef bb_t b = pieces(p, opp, PAWN)
+    while b:
+        sq = bb_pop(&b)
+        pawn_attacks |= step_attacks(make_piece(opp, PAWN), sq)
+    minor_attacks = pawn_attacks
+    b = p.by_color[opp] & (p.by_type[LANCE] | p.by_type[KNIGHT] | p.by_type[SILVER]
+                           | gold_movers(p))
+    while b:
+        sq = bb_pop(&b)
+        minor_attacks |= piece_attacks(p.board[sq], sq, p.occupied)
+    by_pawn[0] = pawn_attacks
+    by_minor[0] = minor_attacks
+
+
+cdef inline int threat_term(const Pos* p, int m, bb_t by_pawn, bb_t by_minor,
+                            int bonus) noexcept nogil:
+    """The threat part of a quiet board move's order key (as in Stockfish): a bishop
+    or rook (promoted or not) leaving a square that a cheaper piece attacks gains
+    bonus, entering one loses it; a lance, knight, silver or gold, half as much, with
+    pawns' attacks.  Drops, pawns and the king: 0."""
+    cdef int pt, from_sq, to_sq
+    cdef bb_t danger
+    if move_is_drop(m):
+        return 0
+    from_sq = move_from(m)
+    to_sq = move_to(m)
+    pt = piece_type(p.board[from_sq])
+    if pt == BISHOP or pt == ROOK or pt == HORSE or pt == DRAGON:
+        danger = by_minor
+    elif pt == PAWN or pt == KING:
+        return 0
+    else:
+        danger = by_pawn
+        bonus //= 2
+    if bb_test(danger, from_sq):
+        return 0 if bb_test(danger, to_sq) else bonus
+    return -bonus if bb_test(danger, to_sq) else 0
+
+
+cdef inline void quiet_rows_init(QuietRows* rows, const Context* c, int ply, int pawn_index,
+                                 int threat_bonus) noexcept nogil:
+    """The rows of this node (pawn_index: the pawn-history row, or -1 for none)."""
+    cdef int side = c.pos.side
+    cdef int prev1 = previous_key(c, ply, 1)
+    cdef int prev2 = previous_key(c, ply, 2)
+    rows.cont1 = &c.hist.cont[side][prev1][0] if prev1 >= 0 else NULL
+    rows.cont2 = &c.hist.cont[side][prev2][0] if prev2 >= 0 else NULL
+    rows.pawn_row = &c.hist.pawn_hist[side][pawn_index][0] if pawn_index >= 0 else NULL
+    rows.threat_bonus = threat_bonus
+    rows.ply = ply
+
+
+cdef inline int quiet_key(const QuietRows* rows, const Context* c, int m, bb_t by_pawn,
+                          bb_t by_minor) noexcept nogil:
+    """The order key of quiet move m: butterfly (twice) and continuation histories,
+    the low-ply history near the root, the pawn history (twice) and the threat term
+    (by_pawn, by_minor: threat_maps of the position, where rows.threat_bonus)."""
+    cdef const Pos* p = &c.pos
+    cdef int key = move_key(p, m)
+    cdef int score = (quiet_score_rows(&c.hist, p.side, m, key, rows.cont1, rows.cont2)
+                      + low_ply_score(&c.hist, rows.ply, m))
+    if rows.pawn_row != NULL:
+        score += 2 * rows.pawn_row[key]
+    if rows.threat_bonus:
+        score += threat_term(p, m, by_pawn, by_minor, rows.threat_bonus)
+    return score
+
+
 cdef inline void score_moves(Context* c, const int* moves, int* scores, int n, int tt_move,
-                             int ply, bint sort_by_see) noexcept nogil:
+                             int ply, bint sort_by_see, const QuietRows* rows) noexcept nogil:
     """Order keys of a whole move list: TT move, captures and promotions, killers,
-    counter move, then quiet moves by history (losing captures last with sort_by_see)."""
+    counter move, then quiet moves by quiet_key (losing captures last with
+    sort_by_see).  rows: the node's (NULL where the list holds no quiet move)."""
     cdef const Pos* p = &c.pos
     cdef int i, m
     cdef int prev1 = previous_key(c, ply, 1)
-    cdef int prev2 = previous_key(c, ply, 2)
     cdef int counter = c.hist.counter[p.side][prev1] if prev1 >= 0 else 0
+    cdef bb_t by_pawn = 0, by_minor = 0
+    if rows != NULL and rows.threat_bonus:
+        threat_maps(p, &by_pawn, &by_minor)
     for i in range(n):
         m = moves[i]
         if m == tt_move:
@@ -129,9 +213,10 @@ cdef inline void score_moves(Context* c, const int* moves, int* scores, int n, i
             scores[i] = KEY_KILLER + 1
         elif m == counter:
             scores[i] = KEY_KILLER
+        elif rows != NULL:
+            scores[i] = quiet_key(rows, c, m, by_pawn, by_minor)
         else:
-            scores[i] = (quiet_score(&c.hist, p.side, m, move_key(p, m), prev1, prev2)
-                         + low_ply_score(&c.hist, ply, m))
+            scores[i] = 0
 
 
 cdef inline int best_index(const int* scores, int start, int n) noexcept nogil:
@@ -219,69 +304,20 @@ cdef inline void picker_init(MovePicker* mp, const Context* c, int tt_move, int 
     mp.ply = ply
     mp.all_at_once = all_at_once
     mp.quiet_limit = quiet_limit
-    mp.threat_bonus = threat_bonus
     mp.skip_quiets = False
     mp.pawn_index = -1
-    mp.cont1 = mp.cont2 = mp.pawn_row = NULL
+    mp.rows.cont1 = mp.rows.cont2 = mp.rows.pawn_row = NULL
+    mp.rows.threat_bonus = threat_bonus
+    mp.rows.ply = ply
     mp.has_check_info = False
 
 
 cdef inline void picker_set_histories(MovePicker* mp, const Context* c,
                                      int pawn_index) noexcept nogil:
-    """Point the picker at this node's history rows (pawn_index: the pawn-history row,
-    or -1 for none)."""
-    cdef int side = c.pos.side
-    cdef int prev1 = previous_key(c, mp.ply, 1)
-    cdef int prev2 = previous_key(c, mp.ply, 2)
+    """Point the picker at this node's pawn-history row (pawn_index, or -1 for
+    none)."""
     mp.pawn_index = pawn_index
-    mp.cont1 = &c.hist.cont[side][prev1][0] if prev1 >= 0 else NULL
-    mp.cont2 = &c.hist.cont[side][prev2][0] if prev2 >= 0 else NULL
-    mp.pawn_row = &c.hist.pawn_hist[side][pawn_index][0] if pawn_index >= 0 else NULL
-
-
-cdef inline void threat_maps(const Pos* p, bb_t* by_pawn, bb_t* by_minor) noexcept nogil:
-    """Squares the opponent attacks with pawns, and with pieces worth less than a
-    bishop or rook (pawns, lances, knights, silvers, golds and their like)."""
-    cdef int opp = p.side ^ 1
-    cdef int sq
-    cdef bb_t pawn_attacks = 0, minor_attacks
-    cdef bb_t b = pieces(p, opp, PAWN)
-    while b:
-        sq = bb_pop(&b)
-        pawn_attacks |= step_attacks(make_piece(opp, PAWN), sq)
-    minor_attacks = pawn_attacks
-    b = p.by_color[opp] & (p.by_type[LANCE] | p.by_type[KNIGHT] | p.by_type[SILVER]
-                           | gold_movers(p))
-    while b:
-        sq = bb_pop(&b)
-        minor_attacks |= piece_attacks(p.board[sq], sq, p.occupied)
-    by_pawn[0] = pawn_attacks
-    by_minor[0] = minor_attacks
-
-
-cdef inline int threat_term(const Pos* p, int m, bb_t by_pawn, bb_t by_minor,
-                            int bonus) noexcept nogil:
-    """The threat part of a quiet board move's order key (as in Stockfish): a bishop
-    or rook (promoted or not) leaving a square that a cheaper piece attacks gains
-    bonus, entering one loses it; a lance, knight, silver or gold, half as much, with
-    pawns' attacks.  Drops, pawns and the king: 0."""
-    cdef int pt, from_sq, to_sq
-    cdef bb_t danger
-    if move_is_drop(m):
-        return 0
-    from_sq = move_from(m)
-    to_sq = move_to(m)
-    pt = piece_type(p.board[from_sq])
-    if pt == BISHOP or pt == ROOK or pt == HORSE or pt == DRAGON:
-        danger = by_minor
-    elif pt == PAWN or pt == KING:
-        return 0
-    else:
-        danger = by_pawn
-        bonus //= 2
-    if bb_test(danger, from_sq):
-        return 0 if bb_test(danger, to_sq) else bonus
-    return -bonus if bb_test(danger, to_sq) else 0
+    quiet_rows_init(&mp.rows, c, mp.ply, pawn_index, mp.rows.threat_bonus)
 
 
 cdef inline int quiet_checks(const Pos* p, int* moves) noexcept nogil:
@@ -340,25 +376,13 @@ cdef inline int _next_special(MovePicker* mp, Context* c) noexcept nogil:
 
 cdef inline void _score_quiets(MovePicker* mp, const Context* c, int begin,
                                int end) noexcept nogil:
-    """Order keys of the quiet moves moves[begin:end]: butterfly (twice) and
-    continuation histories, the low-ply history near the root, the pawn history (twice)
-    and the threat term."""
-    cdef const Pos* p = &c.pos
-    cdef int side = p.side
-    cdef int k, m, key, score
+    """Order keys (quiet_key) of the quiet moves moves[begin:end]."""
+    cdef int k
     cdef bb_t by_pawn = 0, by_minor = 0
-    if mp.threat_bonus:
-        threat_maps(p, &by_pawn, &by_minor)
+    if mp.rows.threat_bonus:
+        threat_maps(&c.pos, &by_pawn, &by_minor)
     for k in range(begin, end):
-        m = mp.moves[k]
-        key = move_key(p, m)
-        score = (quiet_score_rows(&c.hist, side, m, key, mp.cont1, mp.cont2)
-                 + low_ply_score(&c.hist, mp.ply, m))
-        if mp.pawn_row != NULL:
-            score += 2 * mp.pawn_row[key]
-        if mp.threat_bonus:
-            score += threat_term(p, m, by_pawn, by_minor, mp.threat_bonus)
-        mp.scores[k] = score
+        mp.scores[k] = quiet_key(&mp.rows, c, mp.moves[k], by_pawn, by_minor)
 
 
 cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
@@ -440,7 +464,7 @@ cdef inline int next_move(MovePicker* mp, Context* c) noexcept nogil:
         elif mp.stage == STAGE_ALL_INIT:
             if mp.ply > 0:
                 mp.n = generate(&c.pos, mp.moves, GEN_LEGAL | GEN_NO_DOMINATED)
-            score_moves(c, mp.moves, mp.scores, mp.n, mp.tt_move, mp.ply, True)
+            score_moves(c, mp.moves, mp.scores, mp.n, mp.tt_move, mp.ply, True, &mp.rows)
             mp.cur = 0
             mp.stage = STAGE_ALL
         elif mp.stage == STAGE_ALL:
