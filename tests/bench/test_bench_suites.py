@@ -1,5 +1,6 @@
 """The diagnostic suites in bench/: their positions are legal and their scoring rules hold."""
 import json
+from pathlib import Path
 
 import pytest
 
@@ -143,3 +144,17 @@ def test_game_nps_node_total_is_the_same_on_every_run():
     first, _ = game_nps.measure(positions, "material", 2000)
     second, _ = game_nps.measure(positions, "material", 2000)
     assert first == second > 0
+
+
+def test_bench_reads_suites_through_the_package(tmp_path):
+    from bench.lib import suites as bench_suites
+    from usi_engine.mate import suites
+    assert bench_suites.STRICT_MARK is suites.STRICT_MARK
+    assert bench_suites.read_fields is suites.read_fields
+    path = Path(__file__).resolve().parents[2] / "sfen" / "tsume" / "classic.txt"
+    assert bench_suites.read_tsume_suite(path) == suites.read_tsume_suite(path)
+    bad = tmp_path / "bad.txt"
+    bad.write_text("only | two\n")
+    with pytest.raises(SystemExit, match="bad.txt:1: expected"):
+        bench_suites.read_tsume_suite(bad, exact=True)
+    assert bench_suites.read_openings(bad) == ["only | two"]

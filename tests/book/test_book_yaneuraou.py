@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from bench.lib.engines import YO_DEFAULT
+from peers import YANEURAOU_MATERIAL as YO_DEFAULT
 from usi_engine.book import read_db
 from usi_engine.book.loader import shipped_book_path
 from usi_engine.book.select import BookSettings, playable

@@ -18,7 +18,7 @@ import pytest
 
 import cshogi  # noqa: F401  (in the test extra: a missing cshogi fails, never skips)
 
-from bench.lib.records import replay_mate_with_cshogi  # noqa: E402
+from cshogi_referee import mate_line_fault  # noqa: E402
 from differential_corpus import corpus, walk  # noqa: E402
 from usi_engine import Position, move_to_usi  # noqa: E402
 from usi_engine.mate.solver import MateSolver  # noqa: E402
@@ -69,7 +69,7 @@ def test_enough_positions_and_mates_are_sampled(solved):
 def test_every_mating_line_is_a_mate_by_cshogi(solved):
     bad = [(sfen, published, why) for sfen, results in solved
            for published, (status, line) in results.items()
-           if status == "mate" and (why := replay_mate_with_cshogi(sfen, line))]
+           if status == "mate" and (why := mate_line_fault(sfen, line))]
     assert not bad, bad[:5]
 
 

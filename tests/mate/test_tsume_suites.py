@@ -1,5 +1,5 @@
 """usi_engine.mate.suites: the one reader of `name | sfen | length` suite files, used by
-`usi-engine mate --suite` and by bench (bench.lib.suites)."""
+`usi-engine mate --suite` (bench reads them through it: tests/bench)."""
 from pathlib import Path
 
 import pytest
@@ -53,19 +53,6 @@ def test_the_shipped_suites_are_exact_and_legal(path):
     assert not generated or all(p.length is not None for p in problems)
     for problem in problems:
         Position(problem.sfen)
-
-
-def test_bench_reads_suites_through_the_package(tmp_path):
-    from bench.lib import suites as bench_suites
-    assert bench_suites.STRICT_MARK is suites.STRICT_MARK
-    assert bench_suites.read_fields is suites.read_fields
-    path = TSUME / "classic.txt"
-    assert bench_suites.read_tsume_suite(path) == suites.read_tsume_suite(path)
-    bad = tmp_path / "bad.txt"
-    bad.write_text("only | two\n")
-    with pytest.raises(SystemExit, match="bad.txt:1: expected"):
-        bench_suites.read_tsume_suite(bad, exact=True)
-    assert bench_suites.read_openings(bad) == ["only | two"]
 
 
 def test_the_command_line_reads_suites_through_the_package():

@@ -36,11 +36,6 @@ def test_csa_engine_command_keeps_backslashes_on_windows():
     assert as_on_windows(build_config, args, {}).engine == WINDOWS_ARGV
 
 
-def test_bench_engine_command_keeps_backslashes_on_windows():
-    from bench.lib.engines import split_command
-    assert as_on_windows(split_command, WINDOWS_COMMAND) == WINDOWS_ARGV
-
-
 def test_relabel_and_csa_local_game_split_with_the_client():
     from usi_engine.cli import relabel as relabel_command
     from usi_engine.training import relabel
