@@ -18,7 +18,7 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 # The compiled modules, by package (usi_engine/<package>/<module>.pyx).
-MODULES = ["core.position", "core.movegen", "core.tt", "core.packed",
+MODULES = ["core.position", "core.movegen", "core.mate1", "core.tt", "core.packed",
            "eval.handwritten", "eval.kp",
            "search.alphabeta", "search.threads", "search.searcher", "search.testing",
            "mate.table", "mate.dfpn", "mate.line", "mate.solver"]

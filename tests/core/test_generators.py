@@ -22,6 +22,7 @@ from conftest import read_perft_suite
 from differential_corpus import (CORPORA, NO_KING, At, CheckResult, Discrepancies,
                                  checked, corpus_check)
 from usi_engine import Position, move_to_usi
+from usi_engine.core.mate1 import find_mate_in_one, find_mate_in_one_near
 
 PROMOTE = 1 << 14
 ALL_MOVE_VALUES = range(1 << 15)            # to | from << 7 | promote << 14
@@ -290,7 +291,7 @@ def mate_in_one_exact(at: At, r: CheckResult) -> None:
     pos = at.pos
     r.counts["tried"] += 1
     mating = [m for m in generated(at, "checks") if _mates(pos, m)]
-    _judge_mate_finder(at, r, "mate_in_one", pos.mate_in_one(), mating, mating)
+    _judge_mate_finder(at, r, "mate_in_one", find_mate_in_one(pos), mating, mating)
 
 
 def test_mate_in_one_finds_a_mate_exactly_when_one_exists():
@@ -331,7 +332,7 @@ def mate_in_one_near_exact(at: At, r: CheckResult) -> None:
     r.counts["tried"] += 1
     mating = [m for m in generated(at, "checks") if _mates(pos, m)]
     near = [m for m in mating if _checks_from_near(pos, m)]
-    _judge_mate_finder(at, r, "mate_in_one_near", pos.mate_in_one_near(), mating, near)
+    _judge_mate_finder(at, r, "mate_in_one_near", find_mate_in_one_near(pos), mating, near)
 
 
 def test_mate_in_one_near_finds_a_mate_exactly_when_a_near_one_exists():

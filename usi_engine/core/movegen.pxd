@@ -1,7 +1,7 @@
 # Drop-aware legal move generation.
 from usi_engine.core.types cimport *
 from usi_engine.core.bitboard cimport bb_t, bb_test, usi_tables
-from usi_engine.core.position cimport Pos
+from usi_engine.core.board cimport Pos
 
 cdef enum:
     GEN_LEGAL = 0      # every legal move
@@ -15,11 +15,10 @@ cdef int generate(const Pos* p, int* out, int kind) noexcept nogil
 cdef int drop_dominated(const Pos* p, int* moves, int n) noexcept nogil
 cdef bint gives_check(const Pos* p, int m) noexcept nogil
 cdef bint is_legal(const Pos* p, int m) noexcept nogil
-cdef bint is_pawn_drop_mate(const Pos* p, int to) noexcept nogil
 cdef bint has_legal_move(const Pos* p) noexcept nogil
 cdef bint has_evasion(const Pos* p) noexcept nogil
-cdef int mate_in_one(const Pos* p) noexcept nogil
-cdef int mate_in_one_near(const Pos* p) noexcept nogil
+cdef int add_checks(const Pos* p, int* out, const bb_t* direct, const bb_t* wanted,
+               bb_t free_movers) noexcept nogil
 
 
 cdef struct CheckInfo:

@@ -27,8 +27,7 @@ from usi_engine.core.bitboard cimport *
 from usi_engine.core.movegen cimport (GEN_CAPTURES, GEN_CHECKS, GEN_EVASIONS, GEN_LEGAL,
                                  GEN_QUIETS, CheckInfo, check_info_init, generate,
                                  gives_check, gives_check_by, has_legal_move,
-                                 has_evasion, is_legal, mate_in_one,
-                                 mate_in_one_near)
+                                 has_evasion, is_legal)
 
 init_tables()
 
@@ -666,23 +665,6 @@ A shogi position with its move history.
     def is_checkmate(self) -> bool:
         """In check with no legal move (a pawn-drop mate cannot arise: it is illegal)."""
         return in_check(&self.pos) and not has_legal_move(&self.pos)
-
-    def mate_in_one(self) -> int:
-        """A move that checkmates at once (never a pawn-drop mate), or 0."""
-        if in_check(&self.pos):
-            return 0
-        return mate_in_one(&self.pos)
-
-    def mate_in_one_near(self) -> int:
-        """A mate by a check from next to the king or a knight's jump, or 0: the
-        searches' cheaper test (it leaves out distant and discovered checks).
-
-        >>> Position("sfen 4k4/9/4P4/9/9/9/9/9/9 b G 1").mate_in_one_near() != 0
-        True
-        """
-        if in_check(&self.pos):
-            return 0
-        return mate_in_one_near(&self.pos)
 
     def has_evasion(self) -> bool:
         """In check: is there any legal reply?  (Same answer as bool(legal_moves()),

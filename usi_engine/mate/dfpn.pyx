@@ -20,7 +20,8 @@ from usi_engine.core.types cimport *
 from usi_engine.core.bitboard cimport *
 from usi_engine.core.position cimport (Pos, state, pos_do_move, pos_undo_move, pos_board_key_after,
                                   attackers_to)
-from usi_engine.core.movegen cimport GEN_CHECKS, GEN_LEGAL, generate, gives_check, mate_in_one
+from usi_engine.core.movegen cimport GEN_CHECKS, GEN_LEGAL, generate, gives_check
+from usi_engine.core.mate1 cimport mate_in_one
 from usi_engine.core.control cimport ctl_count
 from usi_engine.mate.table cimport *
 

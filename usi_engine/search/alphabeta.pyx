@@ -44,7 +44,8 @@ from usi_engine.core.position cimport (Pos, Position, in_check, pieces, state, p
                                        REPETITION_NONE, REPETITION_DRAW, REPETITION_WIN,
                                        REPETITION_LOSE)
 from usi_engine.core.movegen cimport (GEN_LEGAL, GEN_CAPTURES, GEN_NO_DOMINATED, generate,
-                                      gives_check, gives_check_by, mate_in_one_near)
+                                      gives_check, gives_check_by)
+from usi_engine.core.mate1 cimport mate_in_one_near
 from usi_engine.eval.handwritten cimport piece_value, hand_refresh, hand_update, hand_value
 from usi_engine.eval.kp cimport KPAcc, kp_refresh, kp_update, kp_copy, kp_value
 from usi_engine.core.see cimport see_ge
