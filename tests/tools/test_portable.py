@@ -113,14 +113,14 @@ def test_no_python_clock_reads_time_monotonic():
 
 
 def test_go_deadlines_and_line_times_use_perf_counter(monkeypatch):
-    from usi_engine.usi import loop, stdio
+    from usi_engine.usi import clock, stdio
     monkeypatch.setattr(stdio.time, "perf_counter", lambda: 100.0)
     chunks = iter([b"go btime 0 wtime 0 byoyomi 1000\n", b""])
     assert list(stdio.iter_lines(lambda: next(chunks))) == [
         ("go btime 0 wtime 0 byoyomi 1000", 100.0)]
-    monkeypatch.setattr(loop.time, "perf_counter", lambda: 100.25)   # 250 ms later
+    monkeypatch.setattr(clock.time, "perf_counter", lambda: 100.25)   # 250 ms later
     plan = argparse.Namespace(soft_ms=1000, hard_ms=1000)
-    assert loop._deadlines(plan, 100.0) == (750, 750)
+    assert clock.MoveClock(plan, started_at=100.0).deadlines() == (750, 750)
 
 
 # --- option values that are not UTF-8: CP932, said in an info string ------------------------

@@ -209,6 +209,7 @@ def test_output_fail_lh_pv_reports_bounds_through_the_searcher(searcher):
 
 
 def test_report_settings_follow_the_options():
+    from usi_engine.usi.clock import MoveClock
     from usi_engine.usi.loop import FAIL_PV_AFTER_MS, SearchJob, _report_settings
     opts = Options()
 
@@ -217,8 +218,8 @@ def test_report_settings_follow_the_options():
             opts.set(name, value)
         params, _ = parse_go(go.split())
         plan = timeman.plan(params, side_to_move_is_black=True, ply=1, options=opts.snapshot())
-        job = SearchJob(position=None, params=params, plan=plan, options=opts.snapshot(),
-                        started_at=0.0)
+        job = SearchJob(position=None, params=params, clock=MoveClock(plan, 0.0),
+                        options=opts.snapshot(), started_at=0.0)
         return _report_settings(job)
 
     assert settings("btime 1000 wtime 1000") == {

@@ -97,7 +97,7 @@ class Searcher:
                on_info: Callable[[dict[str, Any]], None] | None = None,
                clear_stop: bool = True, mate_probe_ms: int = 0, draw_value: int = 0,
                pv_interval: int = 0, extend_pv: bool = False,
-               bound_pv_after_ms: int = -1) -> SearchResult:
+               bound_pv_after_ms: int = -1, clock: Any = None) -> SearchResult:
         """Search position (not modified) and return the best line found.
 
         Limits (0 or None: none; with none at all the search runs until stop()):
@@ -115,4 +115,7 @@ class Searcher:
         reported too, with "bound" "upper"/"lower"; on_info: called with a progress dict (depth, seldepth,
         nodes, nps, time_ms, hashfull, multipv, score_cp or score_mate, pv) at each
         iteration and about every 500 ms; mate_probe_ms: a df-pn probe first, for up
-        to this many ms (a mate it proves is returned at once)."""
+        to this many ms (a mate it proves is returned at once); clock: in place of
+        soft_ms/hard_ms, an object whose attach(set_deadlines) the search calls as it
+        starts and which calls set_deadlines again when its limits change
+        (usi_engine.usi.clock.MoveClock)."""

@@ -294,8 +294,14 @@ cdef class Searcher:
                soft_ms=None, hard_ms=None, int multipv=1, searchmoves=None,
                int max_game_ply=0, entering_king_rule=True, on_info=None,
                bint clear_stop=True, int mate_probe_ms=0, int draw_value=0,
-               int pv_interval=0, bint extend_pv=False, int bound_pv_after_ms=-1):
+               int pv_interval=0, bint extend_pv=False, int bound_pv_after_ms=-1,
+               clock=None):
         """Search position (which is not modified) and return a SearchResult.
+
+        The time limits are soft_ms and hard_ms (ms from now), or the clock's: an
+        object whose attach(set_deadlines) the search calls as it starts, and which
+        calls set_deadlines again when its limits change (usi/clock.py's MoveClock:
+        ponderhit starts it).
 
         entering_king_rule: an EnteringKingRule value (CSARule27, CSARule24, CSARule24H,
         CSARule27H, TryRule, NoEnteringKing; True is CSARule27, False NoEnteringKing).
@@ -311,7 +317,7 @@ cdef class Searcher:
             return self._search(position, depth, nodes, soft_ms, hard_ms, multipv,
                                 searchmoves, max_game_ply, _rule_code(entering_king_rule),
                                 on_info, clear_stop, mate_probe_ms, draw_value, pv_interval,
-                                extend_pv, bound_pv_after_ms)
+                                extend_pv, bound_pv_after_ms, clock)
         finally:
             self.on_info = None
             ctl_raise_pending(&self.ctx.ctl)
@@ -319,7 +325,7 @@ cdef class Searcher:
     def _search(self, Position position, int depth, long long nodes, soft_ms, hard_ms,
                 int multipv, searchmoves, int max_game_ply, int entering_king_rule, on_info,
                 bint clear_stop, int mate_probe_ms, int draw_value, int pv_interval,
-                bint extend_pv, int bound_pv_after_ms):
+                bint extend_pv, int bound_pv_after_ms, clock):
         cdef Context* c = self.ctx
         cdef int moves[MAX_MOVES]
         cdef int n, i, d, max_depth
@@ -350,7 +356,10 @@ cdef class Searcher:
             return SearchResult()
         if clear_stop:
             ctl_clear_stop(&c.ctl)
-        self.set_deadlines(soft_ms, hard_ms)
+        if clock is None:
+            self.set_deadlines(soft_ms, hard_ms)
+        else:
+            clock.attach(self.set_deadlines)
         c.tt = &self.tt
         c.kp_net = NULL if self.evaluation is None else &self.network.net
         c.root_sp = c.pos.sp

@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 from usi_engine import __version__
 
 from usi_engine.usi import tuning
+from usi_engine.usi.clock import MoveClock
 from usi_engine.usi.hashsize import HashSizer
 from usi_engine.usi.options import Options
 from usi_engine.usi.info import below_resign_value, format_info, format_mate_info, same_line
@@ -88,7 +89,7 @@ class EngineSearcher(Protocol):
                on_info: Callable[[dict[str, Any]], None] | None = None,
                clear_stop: bool = True, mate_probe_ms: int = 0, draw_value: int = 0,
                pv_interval: int = 0, extend_pv: bool = False,
-               bound_pv_after_ms: int = -1) -> SearchResult: ...
+               bound_pv_after_ms: int = -1, clock: MoveClock | None = None) -> SearchResult: ...
 
 __all__ = ["ENGINE_NAME", "ENGINE_AUTHOR", "UsiEngine", "Output", "SearchJob", "format_info",
            "iter_lines", "main"]
@@ -134,7 +135,7 @@ class SearchJob:
     """The state of one ``go``, shared by the main thread and its worker.
 
     ``lock`` guards the fields the two threads both touch (``stopped``,
-    ``cancelled``, ``ponderhit_at``, ``searching``); ``release`` is set when the
+    ``cancelled``, ``searching``; the clock has its own); ``release`` is set when the
     ``bestmove`` may be printed (at once for a normal ``go``; at ``stop`` for
     ``go infinite``; at ``ponderhit``/``stop`` for ``go ponder``); ``done`` is set
     when the worker has finished (its ``bestmove`` printed or suppressed).
@@ -142,7 +143,7 @@ class SearchJob:
 
     position: Any                 # a private copy of the Position (the GUI may send a new one)
     params: Any                   # go.GoParams
-    plan: Any                     # timeman.TimePlan
+    clock: MoveClock              # the plan (timeman.TimePlan) and when its clock started
     options: dict[str, Any]       # options snapshot at go time
     started_at: float             # time.perf_counter() when the go line arrived
     searchmoves: list[int] = field(default_factory=list)
@@ -151,8 +152,6 @@ class SearchJob:
     done: threading.Event = field(default_factory=threading.Event)
     stopped: bool = False         # stop/quit/gameover asked the search to end
     cancelled: bool = False       # gameover/quit: print no bestmove
-    ponderhit_at: float | None = None
-    deadlines_applied: bool = False  # set_deadlines seen by a running search (ponder)
     searching: bool = False       # Searcher.search has been entered
     answered: bool = False        # its bestmove/checkmate is being written: done at once
     thread: threading.Thread | None = None
@@ -160,6 +159,11 @@ class SearchJob:
     full_position: Any = None     # the position the GUI sent (differs under Stochastic_Ponder)
     stochastic: bool = False      # Stochastic_Ponder: thinking on the position before it
     measured_loss: int | None = None  # timeman.ClockLoss's figure at go time
+
+    @property
+    def plan(self) -> Any:
+        """The time plan (timeman.TimePlan) the clock counts."""
+        return self.clock.plan
 
     @property
     def waits_for_release(self) -> bool:
@@ -227,24 +231,6 @@ def _report_settings(job: "SearchJob") -> dict[str, Any]:
     bounds = bool(options["OutputFailLHPV"]) and not consider
     return {"pv_interval": interval, "extend_pv": consider,
             "bound_pv_after_ms": FAIL_PV_AFTER_MS if bounds else -1}
-
-
-def _remaining(limit_ms: int | None, since: float, now: float | None = None) -> int | None:
-    """``limit_ms`` measured from ``since`` (perf_counter s), as ms from ``now``; >= 1 ms."""
-    if limit_ms is None:
-        return None
-    elapsed_ms = ((time.perf_counter() if now is None else now) - since) * 1000.0
-    return max(1, int(limit_ms - elapsed_ms))
-
-
-def _deadlines(plan: Any, since: float) -> tuple[int | None, int | None]:
-    """The plan's soft and hard limits as ms from now, the clock started at ``since``.
-
-    Both are read off one clock reading, so that equal limits (byoyomi: the time
-    cannot be saved) stay equal; the search treats soft == hard as "use it all".
-    """
-    now = time.perf_counter()
-    return _remaining(plan.soft_ms, since, now), _remaining(plan.hard_ms, since, now)
 
 
 # --- DebugLogFile ------------------------------------------------------------------------
@@ -632,19 +618,18 @@ class UsiEngine:
             self._launch(dataclasses.replace(params, ponder=False), job.full_position,
                          job.options, job.measured_loss, received_at)
             return
+        plan = None
         if params is not job.params:
             position = job.full_position
-            job.plan = dataclasses.replace(
+            plan = dataclasses.replace(
                 timeman.plan(params, side_to_move_is_black=position.turn == 0,
                              ply=position.ply, options=job.options,
                              measured_loss=job.measured_loss), ponder=True)
         with job.lock:
-            if job.ponderhit_at is not None or job.stopped:
+            if job.stopped:
                 return
-            job.ponderhit_at = received_at
-            searching = job.searching
-        if searching and self._searcher is not None and job.plan.hard_ms is not None:
-            self._searcher.set_deadlines(*_deadlines(job.plan, received_at))
+        if not job.clock.start(received_at, plan):
+            return      # a second ponderhit
         if self.debug:
             self.info_string(f"ponderhit: soft {job.plan.soft_ms} hard {job.plan.hard_ms} ms")
         job.release.set()
@@ -731,7 +716,8 @@ class UsiEngine:
                 self._forget_game()
         except Exception as exc:
             self.error(f"go: {type(exc).__name__}: {exc}")
-        job = SearchJob(position=think_on, params=params, plan=plan, options=snapshot,
+        clock = MoveClock(plan, None if params.ponder else received_at)
+        job = SearchJob(position=think_on, params=params, clock=clock, options=snapshot,
                         started_at=received_at, searchmoves=searchmoves,
                         full_position=position, stochastic=stochastic, measured_loss=loss)
         if not job.waits_for_release:
@@ -767,7 +753,7 @@ class UsiEngine:
         (from go, or from ponderhit; a ponder search never hit does not count)."""
         if self._clock_loss is None or job.params.mate is not None:
             return
-        start = job.ponderhit_at if job.params.ponder else job.started_at
+        start = job.clock.started_at
         self._clock_loss.after_bestmove(
             None if start is None else (time.perf_counter() - start) * 1000.0)
 
@@ -825,44 +811,31 @@ class UsiEngine:
         searched_lines = max(multipv, skill.lines())    # (SkillLevel chooses among more)
 
         def on_info(info: dict[str, Any]) -> None:
-            # Runs in this worker thread, inside search(). Also closes two races:
-            # a stop or ponderhit that arrived just as search() was being entered
-            # may have been overwritten by search()'s own start-up, so re-apply.
+            # (runs in this worker thread, inside search(); it only reports: stop and
+            # ponderhit reach the search through its stop flag and the clock)
             with job.lock:
-                stopped, cancelled = job.stopped, job.cancelled
-                hit = job.ponderhit_at if not job.deadlines_applied else None
-                if hit is not None:
-                    job.deadlines_applied = True
-            if stopped:
-                searcher.stop()
-            elif hit is not None and job.plan.hard_ms is not None:
-                searcher.set_deadlines(*_deadlines(job.plan, hit))
+                cancelled = job.cancelled
             if not cancelled and int(info.get("multipv", 1)) <= multipv:
                 self.out.write(format_info(info, show_multipv))
                 last_block[int(info.get("multipv", 1))] = info
 
         with job.lock:
-            if job.params.ponder and job.ponderhit_at is None:
-                soft = hard = None  # pondering: no clock until ponderhit
-            else:
-                base = job.ponderhit_at if job.params.ponder else job.started_at
-                soft, hard = _deadlines(job.plan, base)  # type: ignore[arg-type]
-                if job.params.ponder:
-                    job.deadlines_applied = True
             stopped_early = job.stopped
             searcher.clear_stop()          # from here on a stop reaches the search
             job.stopper = searcher.stop
             job.searching = True
+        clock: MoveClock | None = job.clock
         if stopped_early:
             # stop came before the search began: a shallow search still gives a move.
-            depth, nodes, soft, hard = 1, 0, None, None
+            depth, nodes, clock = 1, 0, None
         else:
             depth, nodes = job.plan.depth or 0, job.plan.nodes or 0
             limit = skill.depth_limit()
             if limit is not None:
                 depth = min(depth, limit) if depth else limit
+        hard = None if clock is None else clock.deadlines()[1]
         kwargs: dict[str, Any] = dict(
-            depth=depth, nodes=nodes, soft_ms=soft, hard_ms=hard, multipv=searched_lines,
+            depth=depth, nodes=nodes, clock=clock, multipv=searched_lines,
             searchmoves=job.searchmoves or None, max_game_ply=max_ply, on_info=on_info)
         extras: dict[str, Any] = dict(entering_king_rule=rule, **_report_settings(job))
         # (DrawValueBlack/White: what a draw is worth to us, the colour the GUI's
@@ -874,11 +847,8 @@ class UsiEngine:
         kwargs["mate_probe_ms"] = _mate_probe_budget(hard)
         try:
             result = searcher.search(position, **kwargs, **extras)
-        except TypeError as exc:
-            # A searcher with the minimal interface (no rules, no report settings).
-            if not any(name in str(exc) for name in extras):
-                raise
-            result = searcher.search(position, **kwargs)
+        finally:
+            job.clock.detach()
 
         block = result.lines[:multipv] if show_multipv else []
         chosen = None
@@ -963,8 +933,7 @@ class UsiEngine:
                 self.out.write(format_mate_info(info))
 
         with job.lock:
-            limit = (None if job.params.mate == "infinite"
-                     else _remaining(job.plan.hard_ms, job.started_at))
+            limit = None if job.params.mate == "infinite" else job.clock.deadlines()[1]
             solver.clear_stop()
             job.stopper = solver.stop
             job.searching = True
