@@ -17,7 +17,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from usi_engine.analysis.core import AnalysisSettings, GameAnalysis, analyze_record
 from usi_engine.cli.common import int_in
@@ -119,18 +119,20 @@ def write_outputs(out: Path, name: str, record: Any, analysis: GameAnalysis) -> 
 _WORKER: dict[str, Any] = {}
 
 
-def _worker_init(settings: AnalysisSettings) -> None:
+def _worker_init(settings: AnalysisSettings,
+                 on_ply: Callable[[int], None] | None = None) -> None:
+    """A worker's searcher (on_ply: told each position analysed, in this process)."""
     from usi_engine.search.searcher import Searcher
     searcher = Searcher()
     searcher.set_hash(settings.hash_mb)
     searcher.set_threads(settings.threads)
-    _WORKER["searcher"] = searcher
-    _WORKER["settings"] = settings
+    _WORKER.update(searcher=searcher, settings=settings, on_ply=on_ply)
 
 
 def _analyze_task(task: tuple[str, int, Any]) -> GameAnalysis:
     name, index, record = task
-    return analyze_record(record, _WORKER["settings"], _WORKER["searcher"], name, index)
+    return analyze_record(record, _WORKER["settings"], _WORKER["searcher"], name, index,
+                          _WORKER["on_ply"])
 
 
 def _plies_to_analyze(record: Any, settings: AnalysisSettings) -> int:
@@ -200,29 +202,21 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     def progress() -> None:
         progress_line("analyze", "positions", positions_done[0], total, start)
 
+    def on_ply(ply: int) -> None:          # (in this process: each position as it is done)
+        positions_done[0] += 1
+        progress()
+
     def results() -> Iterator[GameAnalysis]:
-        if getattr(args, "ray", None) is not None:
-            from usi_engine.cluster.ray_pool import RayPool
-            with RayPool(args.ray or None, _worker_init, (settings,)) as ray_pool:
-                yield from ray_pool.imap_unordered(_analyze_task, todo)
-            return
-        if args.workers <= 1 or len(todo) <= 1:
-            _worker_init(settings)
-            for name, index, record in todo:
-                def on_ply(ply: int) -> None:
-                    positions_done[0] += 1
-                    progress()
-                analysis = analyze_record(record, settings, _WORKER["searcher"], name, index,
-                                          on_ply)
-                positions_done[0] -= _plies_to_analyze(record, settings)  # added below
+        from usi_engine.cluster.runner import TaskRunner
+        ray = getattr(args, "ray", None)
+        here = ray is None and (args.workers <= 1 or len(todo) <= 1)
+        with TaskRunner(_worker_init, (settings, on_ply if here else None),
+                        processes=0 if here else args.workers, ray_address=ray) as runner:
+            for analysis in runner.imap_unordered(_analyze_task, todo):
+                if here:
+                    positions_done[0] -= _plies_to_analyze(records[analysis.name],
+                                                           settings)  # (added below)
                 yield analysis
-            return
-        from concurrent.futures import ProcessPoolExecutor, as_completed
-        with ProcessPoolExecutor(args.workers, initializer=_worker_init,
-                                 initargs=(settings,)) as pool:
-            futures = [pool.submit(_analyze_task, task) for task in todo]
-            for future in as_completed(futures):
-                yield future.result()
 
     from usi_engine.cluster.ray_pool import RayConnectError
     try:

@@ -190,7 +190,7 @@ def cmd_think(args: argparse.Namespace) -> int:
                                          known.count if known is not None else 1)
         out.set_moves(sfen, model.sort_moves(merged.values()))
 
-    def think_level(level: list[str], pool: Any) -> None:
+    def think_level(level: list[str], runner: Any) -> None:
         todo = []
         for sfen in level:
             done = out.find(sfen, ignore_ply=True)
@@ -199,7 +199,7 @@ def cmd_think(args: argparse.Namespace) -> int:
             else:
                 todo.append(sfen)
         tasks = [(sfen, args.depth, args.multipv) for sfen in todo]
-        answers = pool.map(tools.think_task, tasks) if pool else map(tools.think_task, tasks)
+        answers = runner.map(tools.think_task, tasks)
         for finished, (sfen, moves) in enumerate(answers, start=1):
             store(sfen, moves)
             stats["thought"] += 1
@@ -209,11 +209,11 @@ def cmd_think(args: argparse.Namespace) -> int:
                 tools.write_any(args.output, out)
                 last_save[0] = time.perf_counter()
 
-    def run(pool: Any) -> None:
+    def run(runner: Any) -> None:
         seen = {split_ply(sfen)[0] for sfen in positions}
         level = sorted(positions)
         while level:
-            think_level(level, pool)
+            think_level(level, runner)
             if not args.expand_plies:
                 return
             following = []
@@ -226,20 +226,12 @@ def cmd_think(args: argparse.Namespace) -> int:
                         following.append(child)
             level = sorted(following)
 
+    from usi_engine.cluster.runner import TaskRunner
     try:
-        if getattr(args, "ray", None) is not None:
-            from usi_engine.cluster.ray_pool import RayPool
-            with RayPool(args.ray or None, tools.think_worker_init,
-                         (args.hash, args.eval_file)) as ray_pool:
-                run(ray_pool)
-        elif args.workers <= 1:
-            tools.think_worker_init(args.hash, args.eval_file)
-            run(None)
-        else:
-            from concurrent.futures import ProcessPoolExecutor
-            with ProcessPoolExecutor(args.workers, initializer=tools.think_worker_init,
-                                     initargs=(args.hash, args.eval_file)) as pool:
-                run(pool)
+        with TaskRunner(tools.think_worker_init, (args.hash, args.eval_file),
+                        processes=args.workers if args.workers > 1 else 0,
+                        ray_address=getattr(args, "ray", None)) as runner:
+            run(runner)
     finally:
         progress_note("")
         tools.write_any(args.output, out)

@@ -72,10 +72,8 @@ def cmd_gensfen(args: argparse.Namespace) -> int:
     if problem:
         return fail(problem)
     try:
-        if getattr(args, "ray", None) is not None:
-            positions, games, seconds = gensfen.run_batches_on_ray(settings, out_dir, todo, args.ray)
-        else:
-            positions, games, seconds = gensfen.run_batches(settings, out_dir, todo, args.workers)
+        positions, games, seconds = gensfen.run_batches(settings, out_dir, todo, args.workers,
+                                                        getattr(args, "ray", None))
     except OSError as exc:
         print(f"usi-engine gensfen: error: writing a batch failed: {exc}", file=sys.stderr)
         return 1

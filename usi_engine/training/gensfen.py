@@ -32,6 +32,7 @@ import random
 import signal
 import time
 from dataclasses import asdict, dataclass
+from typing import Any
 from pathlib import Path
 
 import numpy as np
@@ -311,47 +312,38 @@ def _progress(done: int, total: int, start: float) -> None:
     progress_line("gensfen", "positions", done, total, start)
 
 
-def run_batches_on_ray(settings: Settings, out_dir: Path, todo: list[int],
-                        address: str) -> tuple[int, int, float]:
-    """The batches of todo as Ray tasks, each written whole here as it comes back."""
-    from usi_engine.cluster.ray_pool import RayPool
-    start = time.perf_counter()
-    total = len(todo) * settings.batch_positions
-    positions = games = 0
-    with RayPool(address or None, _init_ray_worker, (settings,)) as pool:
-        for k, records, g in pool.imap_unordered(_make_batch, todo):
-            write_batch(out_dir, k, records)
-            positions += len(records)
-            games += g
-            _progress(positions, total, start)
-    clear_line()
-    return positions, games, time.perf_counter() - start
-
-
-def run_batches(settings: Settings, out_dir: Path, todo: list[int],
-                 workers: int) -> tuple[int, int, float]:
-    """Make the batches of todo on `workers` processes; (positions, games, seconds)."""
+def run_batches(settings: Settings, out_dir: Path, todo: list[int], workers: int,
+                ray_address: str | None = None) -> tuple[int, int, float]:
+    """Make the batches of todo on `workers` processes, or as Ray tasks where
+    ray_address is given (each written whole here as it comes back); (positions,
+    games, seconds)."""
+    from usi_engine.cluster.runner import TaskRunner
     start = time.perf_counter()
     total = len(todo) * settings.batch_positions
     positions = games = 0
     if not todo:
         return 0, 0, 0.0
     counter = multiprocessing.Value("q", 0)
-    workers = max(1, min(workers, len(todo)))
-    with multiprocessing.Pool(workers, initializer=_init_worker,
-                              initargs=(settings, str(out_dir), counter)) as pool:
-        results = pool.imap_unordered(_run_batch, todo)
-        remaining = len(todo)
-        while remaining:
-            try:
-                _, n, g = results.next(timeout=1.0)
-            except multiprocessing.TimeoutError:
-                _progress(counter.value, total, start)
-                continue
-            positions += n
+    shown = [0]                     # positions in the batches written so far
+
+    def progress() -> None:
+        _progress(max(counter.value, shown[0]), total, start)
+
+    if ray_address is not None:
+        runner = TaskRunner(_init_ray_worker, (settings,), ray_address=ray_address)
+        task: Any = _make_batch
+    else:
+        runner = TaskRunner(_init_worker, (settings, str(out_dir), counter),
+                            processes=max(1, min(workers, len(todo))))
+        task = _run_batch
+    with runner:
+        for k, made, g in runner.imap_unordered(task, todo, on_wait=progress):
+            if runner.on_ray:
+                write_batch(out_dir, k, made)
+            positions += made if isinstance(made, int) else len(made)
             games += g
-            remaining -= 1
-            _progress(counter.value, total, start)
+            shown[0] = positions
+            progress()
     clear_line()
     return positions, games, time.perf_counter() - start
 

@@ -36,7 +36,7 @@ import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -318,6 +318,11 @@ def _relabel_task(job: tuple[str, np.ndarray]) -> tuple[FileResult, np.ndarray |
     return relabel_records(_worker["teacher"], job[0], job[1], _worker["config"])
 
 
+def _init_here(teacher: Teacher, config: Config, counter, on_record: Callable[[], None]) -> None:
+    """One worker, this process: the teacher already started, progress shown as it goes."""
+    _worker.update(config=config, counter=counter, teacher=teacher, on_record=on_record)
+
+
 def _count(counter) -> None:
     with counter.get_lock():
         counter.value += 1
@@ -325,8 +330,9 @@ def _count(counter) -> None:
 
 def _run_file(job: tuple[str, str]) -> FileResult:
     counter = _worker["counter"]
+    on_record = _worker.get("on_record") or (lambda: _count(counter))
     return relabel_file(_worker["teacher"], Path(job[0]), Path(job[1]), _worker["config"],
-                        lambda: _count(counter))
+                        on_record)
 
 
 # ---- the command ------------------------------------------------------------------------------
@@ -373,28 +379,17 @@ def plan(data: list[str], out_dir: Path) -> list[tuple[Path, Path]]:
     return jobs
 
 
-def _relabel_on_ray(todo: list[tuple[Path, Path]], config: Config, address: str,
-                    add: Callable[[FileResult], None], total: int, start: float) -> None:
-    """Each file a Ray task (its records sent, the relabelled ones written here whole)."""
-    from usi_engine.cluster.ray_pool import RayPool
-    done = 0
-    destinations = {src.name: dst for src, dst in todo}
+def _ray_jobs(todo: list[tuple[Path, Path]], config: Config,
+              add: Callable[[FileResult], None]) -> list[tuple[str, np.ndarray]]:
+    """Each file a Ray task: its records read here and sent (a Ray worker sees none of
+    this machine's files); the relabelled ones come back to be written here whole."""
     jobs = []
     for src, _ in todo:
         try:
             jobs.append((src.name, read_record_file(src, config.limit)))
         except (OSError, ValueError) as exc:
             add(FileResult(src.name, error=str(exc)))
-    with RayPool(address or None, _init_ray_worker, (config,)) as pool:
-        for result, out in pool.imap_unordered(_relabel_task, jobs):
-            if out is not None:
-                try:
-                    write_records(destinations[result.name], out)
-                except OSError as exc:
-                    result.error = f"cannot write {destinations[result.name]}: {exc}"
-            add(result)
-            done += result.records
-            _progress(done, total, start)
+    return jobs
 
 
 def relabel_all(teacher: Teacher, todo: list[tuple[Path, Path]], config: Config,
@@ -417,42 +412,49 @@ def relabel_all(teacher: Teacher, todo: list[tuple[Path, Path]], config: Config,
         summary.relabelled += result.relabelled
         summary.dropped += result.dropped
 
+    from usi_engine.cluster.runner import TaskRunner
     workers = max(1, min(workers, len(todo)))
+    shown = [0.0]
+
+    def progress() -> None:
+        _progress(counter.value, total, start)
+
+    def tick() -> None:
+        counter.value += 1
+        now = time.perf_counter()
+        if now - shown[0] > 0.5:
+            shown[0] = now
+            progress()
+
+    destinations = {src.name: dst for src, dst in todo}
+    tasks: list[Any]
     if ray_address is not None:
         teacher.close()                      # each Ray worker starts its own
-        _relabel_on_ray(todo, config, ray_address, add, total, start)
-    elif workers == 1:
-        shown = [0.0]
-
-        def tick() -> None:
-            counter.value += 1
-            now = time.perf_counter()
-            if now - shown[0] > 0.5:
-                shown[0] = now
-                _progress(counter.value, total, start)
-        for src, dst in todo:
-            add(relabel_file(teacher, src, dst, config, tick))
+        runner = TaskRunner(_init_ray_worker, (config,), ray_address=ray_address)
+        task: Callable[[Any], Any] = _relabel_task
+        tasks = _ray_jobs(todo, config, add)
     else:
-        teacher.close()                      # each worker starts its own
-        pool = multiprocessing.Pool(workers, initializer=_init_worker,
-                                    initargs=(config, counter))
-        try:
-            results = pool.imap_unordered(_run_file, [(str(s), str(d)) for s, d in todo])
-            remaining = len(todo)
-            while remaining:
-                try:
-                    add(results.next(timeout=1.0))
-                except multiprocessing.TimeoutError:
-                    _progress(counter.value, total, start)
-                    continue
-                remaining -= 1
-                _progress(counter.value, total, start)
-            pool.close()
-        except BaseException:
-            pool.terminate()
-            raise
-        finally:
-            pool.join()
+        if workers == 1:
+            runner = TaskRunner(_init_here, (teacher, config, counter, tick))
+        else:
+            teacher.close()                  # each worker starts its own
+            runner = TaskRunner(_init_worker, (config, counter), processes=workers)
+        task = _run_file
+        tasks = [(str(src), str(dst)) for src, dst in todo]
+    with runner:
+        for done in runner.imap_unordered(task, tasks, on_wait=progress):
+            if runner.on_ray:
+                result, out = done
+                if out is not None:
+                    try:
+                        write_records(destinations[result.name], out)
+                    except OSError as exc:
+                        result.error = f"cannot write {destinations[result.name]}: {exc}"
+                add(result)
+                counter.value += result.records
+            else:
+                add(done)
+            progress()
     clear_line()
     summary.seconds = time.perf_counter() - start
     return summary
