@@ -45,6 +45,7 @@ EXPECTED_DEFAULTS = [
     ("EvalType", "combo", "learned", None, None),
     ("EvalDir", "filename", "eval", None, None),
     ("EvalFile", "filename", "", None, None),
+    ("FV_SCALE", "spin", 16, 1, 128),
     ("MateLength", "combo", "published", None, None),
     ("USI_OwnBook", "check", True, None, None),
     ("BookFile", "filename", "standard_book.db", None, None),

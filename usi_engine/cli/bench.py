@@ -58,7 +58,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.eval_file is not None and args.eval != "learned":
         return fail(f"--eval-file goes with --eval learned, not with --eval {args.eval}")
     loader = EvalLoader()
-    loader.apply(args.eval, "")           # the hand-written weights, or the shipped ones
+    loader.apply(args.eval, "", "")       # the hand-written weights, or the shipped ones
     network = loader.network
     if args.eval_file is not None:
         try:

@@ -35,6 +35,14 @@ cdef enum:
     HEAD_NONE = 0                # the KP table alone
     HEAD_SQUARE = 1
     HEAD_LAYERS = 2
+    HEAD_HALFKP = 3              # YaneuraOu's halfkp_256x2-32-32 (nn.bin): its own features
+                                 # (king square x BonaPiece), no KP table, the layered
+                                 # head's shape with its arithmetic (sums >> 6 floored,
+                                 # int8 output weights, the output / fv_scale)
+    HALFKP_BONA = 1548           # BonaPieces a king square
+    HALFKP_FEATURES = 81 * HALFKP_BONA
+    HALFKP_SLOTS = 38            # pieces but the kings: an absent one is BonaPiece 0
+    HALFKP_MAX_EVAL = 31753      # YaneuraOu's VALUE_MAX_EVAL
 
 cdef struct KPAcc:
     int32_t sum[2]               # by king colour; a missing king's view sums to 0
@@ -54,6 +62,7 @@ cdef struct KPNet:
     const int32_t* l2_b          # in the units of the sums they join
     const int16_t* l3_w
     int32_t l3_b
+    int fv_scale                 # HEAD_HALFKP: the output's divisor (FV_SCALE)
 
 cdef void kp_refresh(const Pos* p, const KPNet* net, KPAcc* acc) noexcept nogil
 cdef void kp_update(const Pos* p, const KPNet* net, const KPAcc* parent,

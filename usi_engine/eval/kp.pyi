@@ -5,6 +5,8 @@
     >>> kp.Network(np.zeros(kp.WEIGHT_COUNT, dtype=np.int16)).evaluate("startpos")
     0
 """
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
@@ -31,17 +33,25 @@ def use_avx2(want: bool) -> str:
 class Network:
     """A KP table and, optionally, the network on top of it; a Searcher searches with
     the Network it is given (Searcher.set_evaluation)."""
-    def __init__(self, weights: npt.NDArray[np.int16], first: npt.NDArray[np.int16] | None = None,
+    def __init__(self, weights: npt.NDArray[np.int16] | None,
+                 first: npt.NDArray[np.int16] | None = None,
                  first_bias: npt.NDArray[np.int16] | None = None,
                  out: npt.NDArray[np.int16] | None = None, out_bias: int = 0,
                  layers: tuple[npt.NDArray[np.int8], npt.NDArray[np.int32], npt.NDArray[np.int8],
-                               npt.NDArray[np.int32], npt.NDArray[np.int16], int] | None = None
-                 ) -> None: ...
+                               npt.NDArray[np.int32], npt.NDArray[np.int16], int] | None = None,
+                 halfkp: Any = None, fv_scale: int = 16) -> None:
+        """halfkp: YaneuraOu's halfkp_256x2-32-32 (an eval.nnue_file.HalfKpNet), with
+        its FV_SCALE; weights (the KP table) is then None."""
+    @property
+    def fv_scale(self) -> int:
+        """HalfKP: the output's divisor (FV_SCALE); 0 otherwise."""
+    def set_fv_scale(self, fv_scale: int) -> None:
+        """Change a HalfKP network's FV_SCALE (1..128), not while it searches."""
     @property
     def has_net(self) -> bool: ...
     @property
     def head(self) -> str:
-        """"table", "square" or "layers"."""
+        """"table", "square", "layers" or "halfkp"."""
     @property
     def hidden(self) -> int: ...
     @property

@@ -142,7 +142,79 @@ cdef void _init_tables() noexcept nogil:
     HAND_OFFSET[ROOK] = 36
 
 
+# HalfKP (HEAD_HALFKP): BONA[c][piece code], the BonaPiece of a piece on square 0 of c's
+# view (-1: a king or an empty square; promoted pawns, lances, knights and silvers count
+# as golds), and HAND_BONA[c][owner][pt], that of the first piece of type pt in owner's
+# hand (the k-th is k - 1 more)
+cdef int BONA[2][32]
+cdef int HAND_BONA[2][2][8]
+
+
+cdef void _init_halfkp_tables() noexcept nogil:
+    cdef int c, owner, pt, own
+    cdef int board_base[16]
+    cdef int hand_base[8]
+    for pt in range(16):
+        board_base[pt] = -1
+    board_base[PAWN] = 90
+    board_base[LANCE] = 252
+    board_base[KNIGHT] = 414
+    board_base[SILVER] = 576
+    board_base[GOLD] = 738
+    board_base[BISHOP] = 900
+    board_base[HORSE] = 1062
+    board_base[ROOK] = 1224
+    board_base[DRAGON] = 1386
+    for pt in range(PRO_PAWN, PRO_SILVER + 1):
+        board_base[pt] = 738
+    hand_base[:] = [0, 1, 39, 49, 59, 79, 85, 69]      # (types P L N S B R G)
+    for c in range(2):
+        for pt in range(32):
+            BONA[c][pt] = -1
+        for owner in range(2):
+            own = owner == c
+            for pt in range(1, 16):
+                if board_base[pt] >= 0:
+                    BONA[c][make_piece(owner, pt)] = board_base[pt] + (0 if own else 81)
+            for pt in range(8):
+                HAND_BONA[c][owner][pt] = 0
+            for pt in range(PAWN, KING):
+                HAND_BONA[c][owner][pt] = hand_base[pt] + (0 if own else
+                                                           (19 if pt == PAWN else
+                                                            3 if pt in (BISHOP, ROOK) else 5))
+
+
 _init_tables()
+_init_halfkp_tables()
+
+
+cdef inline int _view_base(const KPNet* net, int viewer, int king, int* mirror) noexcept nogil:
+    """The first weight index of viewer's features (king: its square), and whether the
+    view is mirrored (KP only)."""
+    if net.head == HEAD_HALFKP:
+        mirror[0] = 0
+        return (king if viewer == BLACK else 80 - king) * HALFKP_BONA
+    mirror[0] = KING_MIRROR[viewer][king]
+    return VIEW_SQ[viewer][mirror[0]][king] * KP_FEATURES
+
+
+cdef inline int _board_index(const KPNet* net, int viewer, int mirror, int pc,
+                             int sq) noexcept nogil:
+    """The offset from the view's base of a piece on a square (-1: not a feature)."""
+    if net.head == HEAD_HALFKP:
+        if BONA[viewer][pc] < 0:
+            return -1
+        return BONA[viewer][pc] + (sq if viewer == BLACK else 80 - sq)
+    return _board_feature(viewer, mirror, pc, sq)
+
+
+cdef inline int _hand_index(const KPNet* net, int viewer, int owner, int pt,
+                            int i) noexcept nogil:
+    """The offset from the view's base of the i-th (0-based) piece of type pt in
+    owner's hand."""
+    if net.head == HEAD_HALFKP:
+        return HAND_BONA[viewer][owner][pt] + i
+    return _hand_feature(viewer, owner, pt, i)
 
 
 cdef inline int _hand_feature(int viewer, int owner, int pt, int i) noexcept nogil:
@@ -187,7 +259,8 @@ cdef struct _Delta:
 
 cdef inline void _change(const KPNet* net, _Delta* d, int index, int sign) noexcept nogil:
     """Feature `index` (a global weight index) comes in (sign 1) or goes (sign -1)."""
-    d.ds += sign * net.kp[index]
+    if net.kp != NULL:
+        d.ds += sign * net.kp[index]
     if net.ft == NULL:
         return
     if sign > 0:
@@ -239,25 +312,36 @@ cdef void _view_refresh(const Pos* p, const KPNet* net, int viewer, KPAcc* out) 
     out.sum[viewer] = 0
     if king < 0:
         return
-    cdef int mirror = KING_MIRROR[viewer][king]
-    cdef int base = VIEW_SQ[viewer][mirror][king] * KP_FEATURES
+    cdef int mirror
+    cdef int base = _view_base(net, viewer, king, &mirror)
     cdef bb_t b = p.occupied
-    cdef int sq, pc, owner, pt, n, first
+    cdef int sq, pc, owner, pt, n, first, index
+    cdef int pieces = 0
     while b:
         sq = bb_pop(&b)
         pc = p.board[sq]
-        if KIND[viewer][pc] >= 0:
-            _change(net, &d, base + _board_feature(viewer, mirror, pc, sq), 1)
+        index = _board_index(net, viewer, mirror, pc, sq)
+        if index >= 0 and (net.head == HEAD_HALFKP or KIND[viewer][pc] >= 0):
+            _change(net, &d, base + index, 1)
+            pieces += 1
             if d.n_add == NNUE_MAX_ROWS:
                 _flush(net, &d, acc)
     for owner in range(2):
         for pt in range(PAWN, KING):
             n = hand_count(p.hand[owner], pt)
-            first = base + _hand_feature(viewer, owner, pt, 0)
+            first = base + _hand_index(net, viewer, owner, pt, 0)
+            pieces += n
             for i in range(n):
                 _change(net, &d, first + i, 1)
                 if d.n_add == NNUE_MAX_ROWS:
                     _flush(net, &d, acc)
+    if net.head == HEAD_HALFKP:
+        # the pieces absent from the game (a handicap, a tsume) each switch on
+        # BonaPiece 0; their number never changes within a game
+        for i in range(HALFKP_SLOTS - pieces):
+            _change(net, &d, base, 1)
+            if d.n_add == NNUE_MAX_ROWS:
+                _flush(net, &d, acc)
     _flush(net, &d, acc)
     out.sum[viewer] = d.ds
 
@@ -284,32 +368,34 @@ cdef void kp_update(const Pos* p, const KPNet* net, const KPAcc* parent,
     cdef int us = p.side ^ 1
     cdef int to = move_to(m)
     cdef int after = p.board[to]
-    cdef int before, frm, pt, n, viewer, king, mirror, base
+    cdef int before, frm, pt, n, viewer, king, mirror, base, index
     cdef _Delta d
     for viewer in range(2):
         king = p.king_sq[viewer]
         if king < 0 or (viewer == us and piece_type(after) == KING):
             _view_refresh(p, net, viewer, child)
             continue
-        mirror = KING_MIRROR[viewer][king]
-        base = VIEW_SQ[viewer][mirror][king] * KP_FEATURES
+        base = _view_base(net, viewer, king, &mirror)
         d.ds = 0
         d.n_add = 0
         d.n_sub = 0
-        _change(net, &d, base + _board_feature(viewer, mirror, after, to), 1)
+        index = _board_index(net, viewer, mirror, after, to)
+        if index >= 0:          # (under HalfKP the enemy king is no feature)
+            _change(net, &d, base + index, 1)
         if move_is_drop(m):
             pt = move_from(m) - MOVE_DROP_BASE
             n = hand_count(p.hand[us], pt)          # the dropped one was the (n+1)-th
-            _change(net, &d, base + _hand_feature(viewer, us, pt, n), -1)
+            _change(net, &d, base + _hand_index(net, viewer, us, pt, n), -1)
         else:
             frm = move_from(m)
             before = after - PROMOTED if move_is_promotion(m) else after
-            _change(net, &d, base + _board_feature(viewer, mirror, before, frm), -1)
+            if index >= 0:
+                _change(net, &d, base + _board_index(net, viewer, mirror, before, frm), -1)
             if captured != EMPTY:
-                _change(net, &d, base + _board_feature(viewer, mirror, captured, to), -1)
+                _change(net, &d, base + _board_index(net, viewer, mirror, captured, to), -1)
                 pt = unpromoted(piece_type(captured))
                 n = hand_count(p.hand[us], pt)      # the captured one is the n-th
-                _change(net, &d, base + _hand_feature(viewer, us, pt, n - 1), 1)
+                _change(net, &d, base + _hand_index(net, viewer, us, pt, n - 1), 1)
         child.sum[viewer] = parent.sum[viewer] + d.ds
         if net.head == HEAD_SQUARE:
             _update32(child.acc[viewer], parent.acc[viewer], &d)
@@ -368,6 +454,38 @@ cdef int _layers_output(const KPNet* net, const int16_t* mine, const int16_t* th
     return o // LAYER_OUT_DIV
 
 
+cdef inline uint8_t _floored(int32_t v) noexcept nogil:
+    """YaneuraOu's clipped ReLU: v >> 6 (floored), clipped to 0..127."""
+    v >>= LAYER_SHIFT
+    return <uint8_t>(0 if v < 0 else (127 if v > 127 else v))
+
+
+@cython.cdivision(True)
+cdef int _halfkp_output(const KPNet* net, const int16_t* mine, const int16_t* theirs) noexcept nogil:
+    """YaneuraOu's value for the side whose accumulator is `mine`, in its internal
+    units (which are this engine's): the output / fv_scale toward zero, clamped."""
+    cdef uint8_t x[2 * NET_MAX_HIDDEN]
+    cdef int32_t y1[LAYER_1]
+    cdef int32_t y2[LAYER_2]
+    cdef uint8_t h1[LAYER_1]
+    cdef uint8_t h2[LAYER_2]
+    cdef int h = net.hidden, j
+    cdef int32_t o = net.l3_b
+    cdef int v
+    nnue_clip(mine, h, x)
+    nnue_clip(theirs, h, &x[h])
+    nnue_affine(x, 2 * h, net.l1_w, net.l1_b, LAYER_1, y1)
+    for j in range(LAYER_1):
+        h1[j] = _floored(y1[j])
+    nnue_affine(h1, LAYER_1, net.l2_w, net.l2_b, LAYER_2, y2)
+    for j in range(LAYER_2):
+        h2[j] = _floored(y2[j])
+        o += <int32_t>h2[j] * net.l3_w[j]
+    v = o / net.fv_scale
+    return HALFKP_MAX_EVAL if v > HALFKP_MAX_EVAL else (-HALFKP_MAX_EVAL if v < -HALFKP_MAX_EVAL
+                                                        else v)
+
+
 @cython.cdivision(True)
 cdef int kp_value(const Pos* p, const KPNet* net, const KPAcc* acc) noexcept nogil:
     """Centipawns for the side to move (C division: rounded towards zero, so that a
@@ -378,6 +496,8 @@ cdef int kp_value(const Pos* p, const KPNet* net, const KPAcc* acc) noexcept nog
         v += _square_output(net, acc.acc[p.side], acc.acc[p.side ^ 1])
     elif net.head == HEAD_LAYERS:
         v += _layers_output(net, acc.acc[p.side], acc.acc[p.side ^ 1])
+    elif net.head == HEAD_HALFKP:
+        v = _halfkp_output(net, acc.acc[p.side], acc.acc[p.side ^ 1])
     return v
 
 
@@ -429,7 +549,10 @@ cdef class Network:
     """
 
     def __init__(self, weights, first=None, first_bias=None, out=None, int out_bias=0,
-                 layers=None):
+                 layers=None, halfkp=None, int fv_scale=16):
+        if halfkp is not None:
+            self._halfkp(halfkp, fv_scale)
+            return
         arrays = {"kp": _int16(weights, KP_WEIGHTS, "a KP table")}
         hidden = 0
         if first is not None:
@@ -461,6 +584,44 @@ cdef class Network:
         self.arrays = arrays
         self._point(hidden, out_bias)
 
+    def _halfkp(self, net, int fv_scale):
+        """YaneuraOu's halfkp_256x2-32-32 (an eval.nnue_file.HalfKpNet)."""
+        hidden, l1, l2 = net.shape
+        if (hidden, l1, l2) != (NET_MAX_HIDDEN, LAYER_1, LAYER_2):
+            raise ValueError(f"halfkp_{hidden}x2-{l1}-{l2}: only halfkp_{NET_MAX_HIDDEN}x2-"
+                             f"{LAYER_1}-{LAYER_2} is evaluated")
+        if not 1 <= fv_scale <= 128:
+            raise ValueError(f"FV_SCALE {fv_scale}: 1..128")
+        arrays = {
+            "first": _int16(net.ft_weight, HALFKP_FEATURES * hidden, "the feature weights"),
+            "first_bias": _int16(net.ft_bias, hidden, "the feature bias"),
+            "l1_w": _in_range(net.l1_weight, LAYER_1 * 2 * hidden, "l1_w", np.int8),
+            "l1_b": _in_range(net.l1_bias, LAYER_1, "l1_b", np.int32),
+            "l2_w": _in_range(net.l2_weight, LAYER_2 * LAYER_1, "l2_w", np.int8),
+            "l2_b": _in_range(net.l2_bias, LAYER_2, "l2_b", np.int32),
+            "l3_w": _in_range(net.out_weight, LAYER_2, "the output weights", np.int8)
+                    .astype(np.int16),
+            "l3_b": _in_range(net.out_bias, 1, "the output bias", np.int32)}
+        for array in arrays.values():
+            array.flags.writeable = False
+        self.arrays = arrays
+        self._point(hidden, 0)
+        self.net.head = HEAD_HALFKP
+        self.net.fv_scale = fv_scale
+
+    @property
+    def fv_scale(self) -> int:
+        """HalfKP: the divisor of the output (YaneuraOu's FV_SCALE); 0 otherwise."""
+        return self.net.fv_scale
+
+    def set_fv_scale(self, int fv_scale) -> None:
+        """Change FV_SCALE (1..128) of a HalfKP network (not while it searches)."""
+        if self.net.head != HEAD_HALFKP:
+            raise ValueError("FV_SCALE applies to a HalfKP network only")
+        if not 1 <= fv_scale <= 128:
+            raise ValueError(f"FV_SCALE {fv_scale}: 1..128")
+        self.net.fv_scale = fv_scale
+
     cdef void _point(self, int hidden, int out_bias):
         """Aim the C view (self.net) at the arrays."""
         cdef const int16_t[::1] v16
@@ -468,8 +629,9 @@ cdef class Network:
         cdef const int32_t[::1] v32
         arrays = self.arrays
         memset(&self.net, 0, sizeof(KPNet))
-        v16 = arrays["kp"]
-        self.net.kp = &v16[0]
+        if "kp" in arrays:
+            v16 = arrays["kp"]
+            self.net.kp = &v16[0]
         self.net.head = HEAD_NONE
         self.net.hidden = hidden
         if "first" not in arrays:
@@ -504,8 +666,8 @@ cdef class Network:
 
     @property
     def head(self) -> str:
-        """"table" (the KP table alone), "square" or "layers"."""
-        return ("table", "square", "layers")[self.net.head]
+        """"table" (the KP table alone), "square", "layers" or "halfkp"."""
+        return ("table", "square", "layers", "halfkp")[self.net.head]
 
     @property
     def hidden(self) -> int:
@@ -518,7 +680,7 @@ cdef class Network:
         return self.net.out_bias
 
     def table(self) -> np.ndarray:
-        """A copy of the KP table."""
+        """A copy of the KP table (KeyError for a HalfKP network, which has none)."""
         return self.arrays["kp"].copy()
 
     def array(self, name: str) -> np.ndarray:

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING
 from usi_engine.eval import handwritten
 from usi_engine.eval import kp
 from usi_engine.eval import weights as eval_weights
+from usi_engine.eval.nnue_file import HalfKpNet
 
 if TYPE_CHECKING:
     import numpy as np
@@ -58,8 +59,14 @@ def shipped_network() -> kp.Network | None:
 
 
 def as_network(weights: np.ndarray | eval_weights.NetWeights | eval_weights.LayeredWeights
-               ) -> kp.Network:
-    """A weight file's contents (`eval_weights.read_any`) as a `kp.Network`."""
+               | HalfKpNet, fv_scale: int = 16) -> kp.Network:
+    """A weight file's contents (`eval_weights.read_any`) as a `kp.Network` (fv_scale:
+    YaneuraOu's FV_SCALE, for an nn.bin)."""
+    if isinstance(weights, HalfKpNet):
+        try:
+            return kp.Network(None, halfkp=weights, fv_scale=fv_scale)
+        except ValueError as exc:
+            raise eval_weights.WeightFileError(str(exc)) from None
     if isinstance(weights, (eval_weights.NetWeights, eval_weights.LayeredWeights)):
         return weights.network()
     return kp.Network(weights)
@@ -90,12 +97,14 @@ class EvalLoader:
         """The path of the learned weights read last (None before any were read)."""
         return None if self.loaded is None else self.loaded[0]
 
-    def apply(self, eval_type: str, eval_file: str, eval_dir: str = "eval") -> list[str]:
+    def apply(self, eval_type: str, eval_file: str, eval_dir: str = "eval",
+              fv_scale: int = 16) -> list[str]:
         """Choose the evaluation; returns the messages for ``info string`` lines.
         A relative `eval_file` is looked for in `eval_dir` first (YaneuraOu's EvalDir
         convention, which match runners such as shogiarena follow), then as given, then
         among the files shipped in the package (`kp.bin`: the king-piece table alone).
-        Never raises: a bad file leaves the previous weights (or, if none were ever
+        An empty `eval_file` with an `nn.bin` in `eval_dir` reads that (as YaneuraOu's
+        NNUE edition does); `fv_scale` is its FV_SCALE. Never raises: a bad file leaves the previous weights (or, if none were ever
         read, the shipped ones) in use."""
         kind = str(eval_type).lower()
         if kind in ("hand", "material"):
@@ -118,7 +127,7 @@ class EvalLoader:
             pass              # the same unusable file, already reported: nothing new
         elif identity is None or identity != self.loaded:
             try:
-                weights = eval_weights.read_any(path)
+                network = as_network(eval_weights.read_any(path), fv_scale)
             except eval_weights.WeightFileError as exc:
                 self._failed = (path, identity)
                 if self.loaded is not None:
@@ -129,11 +138,13 @@ class EvalLoader:
                     self._use_shipped()
             else:
                 self._failed = None
-                self._learned = as_network(weights)
+                self._learned = network
                 self.loaded = identity
                 if identity is not None and identity[0] != str(eval_weights.embedded_path()):
                     # (the full path: which file of several candidates was read)
                     messages.append(f"EvalFile: loaded {os.path.abspath(path)}")
+        if self._learned is not None and self._learned.head == "halfkp":
+            self._learned.set_fv_scale(fv_scale)
         self.network = self._learned
         return messages
 
@@ -141,6 +152,10 @@ class EvalLoader:
     def _resolve(eval_file: str, eval_dir: str) -> str:
         path = str(eval_file).strip() if eval_file else ""
         if path in ("", "<empty>"):
+            if eval_dir and str(eval_dir) != "<empty>":
+                nn_bin = os.path.join(str(eval_dir), "nn.bin")
+                if os.path.isfile(nn_bin):
+                    return nn_bin          # (YaneuraOu's NNUE edition: EvalDir/nn.bin)
             return str(eval_weights.embedded_path())
         if not os.path.isabs(path) and eval_dir and str(eval_dir) != "<empty>":
             in_dir = os.path.join(str(eval_dir), path)

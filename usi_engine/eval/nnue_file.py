@@ -19,6 +19,7 @@ told by its size, as YaneuraOu's builds each take one shape and check the size.
 """
 from __future__ import annotations
 
+import os
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,7 +108,7 @@ def read_net(data: bytes) -> HalfKpNet:
             break
     else:
         raise NetFileError(f"{len(data)} bytes fit none of the shapes read "
-                           f"({', '.join(SHAPES)}; architecture text {text!r})")
+                           f"({', '.join(SHAPES)})")
     offset = 12 + text_length + 4          # (the hashes only warn in YaneuraOu: not checked)
 
     def take(dtype: str, count: int) -> np.ndarray:
@@ -129,7 +130,7 @@ def read_net(data: bytes) -> HalfKpNet:
                      out_weight, text)
 
 
-def load_net(path: str | Path) -> HalfKpNet:
+def load_net(path: str | os.PathLike[str]) -> HalfKpNet:
     """The network in the file at ``path`` (OSError if it cannot be read)."""
     return read_net(Path(path).read_bytes())
 

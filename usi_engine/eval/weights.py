@@ -52,7 +52,9 @@ from pathlib import Path
 import numpy as np
 
 from usi_engine.eval import kp
+from usi_engine.eval import nnue_file
 from usi_engine.eval.kp import Network
+from usi_engine.eval.nnue_file import HalfKpNet
 
 MAGIC = b"USIEVKP1"
 HEADER = struct.Struct("<8sIIII")
@@ -275,8 +277,9 @@ def write_net(path: str | os.PathLike, net: NetWeights) -> None:
     os.replace(tmp, path)
 
 
-def read_any(path: str | os.PathLike) -> np.ndarray | NetWeights | LayeredWeights:
-    """A KP table or a network, whichever the file holds (by its magic)."""
+def read_any(path: str | os.PathLike) -> np.ndarray | NetWeights | LayeredWeights | HalfKpNet:
+    """A KP table or a network, whichever the file holds (by its magic): this
+    engine's files, or YaneuraOu's nn.bin (eval.nnue_file)."""
     try:
         with open(path, "rb") as f:
             magic = f.read(8)
@@ -284,6 +287,13 @@ def read_any(path: str | os.PathLike) -> np.ndarray | NetWeights | LayeredWeight
         raise WeightFileError(f"cannot read {path}: {exc.strerror or exc}") from None
     if magic == LAYERED_MAGIC:
         return read_layered(path)
+    if magic[:4] == struct.pack("<I", nnue_file.VERSION):
+        try:
+            return nnue_file.load_net(path)
+        except OSError as exc:
+            raise WeightFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+        except nnue_file.NetFileError as exc:
+            raise WeightFileError(f"{path}: {exc}") from None
     return read_net(path) if magic == NET_MAGIC else read_weights(path)
 
 

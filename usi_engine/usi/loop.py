@@ -108,6 +108,7 @@ ENGINE_AUTHOR = "the usi_engine developers"
 COMMANDS = frozenset({
     "usi", "debug", "isready", "setoption", "register", "usinewgame", "position",
     "go", "stop", "ponderhit", "gameover", "quit",
+    "eval", "e",            # (YaneuraOu's: the static evaluation of the current position)
 })
 
 # A token is any run of non-blanks; spaces and tabs (any whitespace) separate them.
@@ -386,9 +387,10 @@ class UsiEngine:
         if self._eval_loader is None:
             from usi_engine.eval.loader import EvalLoader  # lazy: imports the core
             self._eval_loader = EvalLoader()
+        fv_scale = int(self.options["FV_SCALE"])  # type: ignore[arg-type]
         for message in self._eval_loader.apply(str(self.options["EvalType"]),
                                                str(self.options["EvalFile"]),
-                                               str(self.options["EvalDir"])):
+                                               str(self.options["EvalDir"]), fv_scale):
             self.info_string(message)
         if self._searcher is not None:
             self._searcher.set_evaluation(self._eval_loader.network)
@@ -587,6 +589,23 @@ class UsiEngine:
         if searching:
             job.stop_engine()
         job.release.set()
+
+    def cmd_eval(self, args: list[str], rest: str, received_at: float) -> None:
+        """``eval`` (and YaneuraOu's short ``e``): ``eval = V``, the static evaluation
+        of the current position for the side to move, in the engine's units (90 a pawn:
+        YaneuraOu's internal units, its own value with an nn.bin), by the evaluation that
+        the options chose (taken as at isready)."""
+        self._apply_eval_options()
+        network = self._eval_loader.network
+        sfen = self._position_now().sfen()
+        if network is not None:
+            value = network.evaluate(sfen)
+        else:
+            from usi_engine.eval.handwritten import evaluate_sfen
+            value = evaluate_sfen(sfen)
+        self.out.write(f"eval = {value}")
+
+    cmd_e = cmd_eval
 
     def cmd_ponderhit(self, args: list[str], rest: str, received_at: float) -> None:
         """``ponderhit [btime B wtime W byoyomi Y binc I winc I]``: the ponder search goes

@@ -307,9 +307,13 @@ DEFAULT_OPTIONS: tuple[OptionSpec, ...] = (
     filename("EvalDir", "eval",
              "folder where a relative EvalFile is looked for first (as in YaneuraOu)"),
     filename("EvalFile", "",
-             "weight file of the learned evaluation (empty: the one shipped in the "
-             "package); read at isready; a bad file is reported and the weights loaded "
-             "before are kept"),
+             "weight file of the learned evaluation (empty: EvalDir's nn.bin if there is "
+             "one, else the weights shipped in the package); this engine's files or "
+             "YaneuraOu's nn.bin (halfkp_256x2-32-32); read at isready; a bad file is "
+             "reported and the weights loaded before are kept"),
+    spin("FV_SCALE", 16, 1, 128,
+         "an nn.bin's output divisor, as YaneuraOu's FV_SCALE (Suisho5: 24); taken at "
+         "isready"),
     combo("MateLength", "published", ("published", "strict"),
           "how go mate counts a mate's length: published (the convention of tsume "
           "collections: useless interpositions, blocks captured at once that do not make "
