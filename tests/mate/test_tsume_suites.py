@@ -64,3 +64,41 @@ def test_the_command_line_reads_suites_through_the_package():
         "suite_is_strict" in source
     assert "from usi_engine.mate.suites import STRICT_MARK" in source
     assert "def read_tsume_suite" not in source and "def read_fields" not in source
+
+
+SOLUTIONS = TSUME / "solutions" / "long.txt"
+
+
+def published_solutions() -> list[tuple[str, str, int, list[str]]]:
+    rows = []
+    for line in SOLUTIONS.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, sfen, plies, moves, _source = (field.strip() for field in line.split("|"))
+            rows.append((name, sfen, int(plies), moves.split()))
+    return rows
+
+
+@pytest.mark.parametrize("name, sfen, plies, moves", published_solutions(),
+                         ids=lambda value: value if isinstance(value, str) and "/" not in value
+                         and " " not in value else None)
+def test_a_published_long_solution_replays_to_mate_by_our_rules_and_cshogi_s(name, sfen,
+                                                                              plies, moves):
+    from cshogi_referee import mate_line_fault
+    from usi_engine.core.position import Position
+    assert len(moves) == plies
+    position = Position(sfen)
+    for ply, move in enumerate(moves, start=1):
+        position.push_usi(move)
+        assert ply % 2 == 0 or position.is_check(), f"{name}: ply {ply} {move} is no check"
+    assert position.is_checkmate()
+    assert mate_line_fault(sfen, moves) == ""
+
+
+def test_the_long_set_keeps_the_published_length_of_each_solution():
+    lengths = {p.sfen.split(" moves")[0]: p.length for p in suites.read_tsume_suite(
+        TSUME / "long.txt", exact=True)}
+    shared = [(name, sfen, plies) for name, sfen, plies, _ in published_solutions()
+              if sfen in lengths]
+    assert len(shared) >= 5
+    for name, sfen, plies in shared:
+        assert lengths[sfen] == plies, name
