@@ -251,3 +251,19 @@ def test_solve_accepts_every_keyword_of_its_type_stub(solver):
     assert names == list(defaults)
     result = solver.solve(Position(MATE_IN_1), **defaults)
     assert result.usi() == "checkmate G*5b"
+
+
+# a mate first proved in 17 plies, then in 15, published 13
+SHORTENED = "1l3B1k1/4+Rg1pn/pp1p1p3/2p1p3r/1N7/4P2SP/PP1P1PP2/3SN1G1L/L2GKG3 b BSN4Psl 107"
+
+
+def test_the_solver_says_each_shorter_mate_it_proves_and_when_it_settles_the_defence(solver):
+    notes = []
+    result = solver.solve(Position(SHORTENED), time_ms=30000,
+                          on_info=lambda info: notes.append(info["string"])
+                          if "string" in info else None)
+    found = [note for note in notes if note.endswith("found; looking for a shorter one")]
+    assert result.status == "mate" and len(found) >= 2
+    lengths = [int(note.split()[2]) for note in found]
+    assert lengths == sorted(lengths, reverse=True) and lengths[0] > len(result.pv)
+    assert notes[-1].startswith("settling the longest defence against the mate in")

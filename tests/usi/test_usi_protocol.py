@@ -724,6 +724,13 @@ def test_go_mate_replies_with_a_verified_mating_line(engine):
     assert is_checkmate_after("4RB1k1/5s3/7n1/5s1LP/9/7r1/9/9/6K2 b b4g2s3n3l17p 1", moves)
 
 
+def test_go_mate_s_last_info_line_carries_the_mate_and_its_line(engine):
+    engine.send(TSUME_13, "go mate 10000")
+    lines = [line.text for line in engine.read_until("checkmate", timeout=12)]
+    info = [line for line in lines if line.startswith("info time")][-1]
+    assert info.endswith(" score mate 13 pv " + " ".join(lines[-1].split()[1:]))
+
+
 def test_go_mate_without_a_check_is_nomate(engine):
     engine.send(NO_CHECK, "go mate 1000")
     assert engine.expect("checkmate", timeout=3).text == "checkmate nomate"

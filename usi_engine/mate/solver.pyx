@@ -87,6 +87,7 @@ cdef class MateSolver:
     cdef int writer              # WRITER_MATE (whole block) or WRITER_PROBE (its slice)
     cdef object on_info
     cdef int best_length
+    cdef object best_pv          # the shortest mate proved so far (a tuple), or None
 
     def __cinit__(self):
         if solver_init(&self.s) != 0:
@@ -203,9 +204,23 @@ cdef class MateSolver:
         if self.on_info is not None:
             elapsed = ctl_elapsed_ms(&self.s.ctl)
             nodes = self.s.ctl.nodes
-            self.on_info({"nodes": nodes, "time_ms": elapsed,
-                          "nps": nodes * 1000 // elapsed if elapsed else 0,
-                          "hashfull": self.hashfull(), "mate_length": self.best_length})
+            info = {"nodes": nodes, "time_ms": elapsed,
+                    "nps": nodes * 1000 // elapsed if elapsed else 0,
+                    "hashfull": self.hashfull(), "mate_length": self.best_length}
+            if self.best_pv is not None:
+                info["score_mate"] = len(self.best_pv)
+                info["pv"] = list(self.best_pv)
+            self.on_info(info)
+
+    cdef void _found(self, pv, str note):
+        """A (shorter or settled) mate line: kept for the progress lines, and said."""
+        self.best_pv = tuple(pv)
+        self.best_length = len(pv)
+        if self.on_info is not None and note:
+            try:
+                self.on_info({"string": note})
+            except BaseException:
+                pass     # a broken callback must not kill the solve
 
     def solve(self, Position position not None, time_ms=None, long long nodes=0,
               on_info=None, bint shortest=True, bint clear_stop=True,
@@ -241,6 +256,7 @@ cdef class MateSolver:
             ctl_clear_stop(&s.ctl)
         self.set_deadline(time_ms)
         self.on_info = on_info
+        self.best_pv = None
         s.attacker = s.pos.side
         s.path_disproofs = s.truncations = s.lookahead_proofs = s.contradictions = 0
         ctl_start(&s.ctl, nodes if nodes > 0 else 0,
@@ -257,7 +273,9 @@ cdef class MateSolver:
                 return MateResult("nomate", (), s.ctl.nodes, elapsed)
             return MateResult("timeout", (), s.ctl.nodes, elapsed)
         pv = principal_variation(s, length)
-        self.best_length = len(pv) if pv is not None else 0
+        if pv is not None:
+            self._found(pv, f"mate in {len(pv)} found; looking for a shorter one"
+                        if shortest and len(pv) > 1 else "")
         proved = length
         # then shorter mates, until 60% of the time; the line with the longest
         # defence settled, until 85%; else the line as the table's lengths say
@@ -272,7 +290,7 @@ cdef class MateSolver:
             shorter = principal_variation(s, length)
             if shorter is not None:
                 pv = shorter
-                self.best_length = len(pv)
+                self._found(pv, f"mate in {len(pv)} found; looking for a shorter one")
             no_shorter = proved <= 1
         line = None
         settled = False
@@ -283,10 +301,16 @@ cdef class MateSolver:
                 continue        # no time left to settle: read the line as it stands
             # the table's lengths are upper bounds, and entries may have been replaced:
             # read the line back, searching where the table does not decide
+            if settle and self.on_info is not None:
+                try:
+                    self.on_info({"string": f"settling the longest defence against the "
+                                            f"mate in {len(pv) if pv is not None else proved}"})
+                except BaseException:
+                    pass
             line = exact_line(s, proved, settle)
             if line is not None:
                 pv = line
-                self.best_length = len(pv)
+                self._found(pv, "")
                 settled = settle
                 break
         s.ctl.phase_deadline = 0

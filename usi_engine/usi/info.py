@@ -158,10 +158,23 @@ def parse_info(line: str) -> Info:
 
 
 def format_mate_info(info: dict[str, Any]) -> str:
-    """An `info` line of the tsume solver's progress: time, nodes, nps, hashfull."""
-    return "info time {} nodes {} nps {} hashfull {}".format(
+    """An `info` line of the tsume solver's progress: time, nodes, nps, hashfull, and
+    once a mate is proved its length and line (``score mate N pv ...``, the shortest
+    proved so far, as KomoringHeights shows it while it searches on).
+
+    >>> from usi_engine.core.position import usi_to_move
+    >>> format_mate_info({"time_ms": 5, "nodes": 900, "nps": 180000, "hashfull": 1,
+    ...                   "score_mate": 1, "pv": [usi_to_move("G*5b")]})
+    'info time 5 nodes 900 nps 180000 hashfull 1 score mate 1 pv G*5b'
+    """
+    line = "info time {} nodes {} nps {} hashfull {}".format(
         int(info.get("time_ms", 0)), int(info.get("nodes", 0)), int(info.get("nps", 0)),
         int(info.get("hashfull", 0)))
+    if info.get("pv"):
+        from usi_engine.core.position import move_to_usi  # loaded by now: a solve ran
+        line += " score mate {} pv {}".format(int(info["score_mate"]),
+                                              " ".join(move_to_usi(m) for m in info["pv"]))
+    return line
 
 
 # A mate score compares with ResignValue as its centipawn equivalent (mate in n plies =

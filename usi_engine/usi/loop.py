@@ -943,12 +943,22 @@ class UsiEngine:
             return [f"info string error: mate solver unavailable ({type(exc).__name__}: {exc})",
                     "checkmate notimplemented"]
 
+        interval_s = int(job.options["PvInterval"]) / 1000.0
+        last_line = [float("-inf")]
+
         def on_info(info: dict[str, Any]) -> None:
+            # (the solver's progress about every 500 ms, no more often than PvInterval,
+            # and its notes on the phases: a mate found, the longest defence settled)
             with job.lock:
-                stopped, cancelled = job.stopped, job.cancelled
-            if stopped:
-                solver.stop()
-            if not cancelled:
+                cancelled = job.cancelled
+            if cancelled:
+                return
+            if "string" in info:
+                self.info_string(str(info["string"]))
+                return
+            now = time.perf_counter()
+            if now - last_line[0] >= interval_s:
+                last_line[0] = now
                 self.out.write(format_mate_info(info))
 
         with job.lock:
@@ -969,6 +979,8 @@ class UsiEngine:
         final = {"nodes": result.nodes, "time_ms": result.time_ms,
                  "nps": result.nodes * 1000 // result.time_ms if result.time_ms else result.nodes,
                  "hashfull": solver.hashfull()}
+        if result.status == "mate":
+            final.update(score_mate=len(result.pv), pv=list(result.pv))
         lines = [format_mate_info(final)]
         if result.status == "mate":
             from usi_engine.mate.report import length_note
