@@ -15,6 +15,8 @@ def cmd_mate(args: argparse.Namespace) -> int:
     from usi_engine.core.position import Position
 
     # Read and check the input before allocating the table (256 MB by default).
+    if args.check and args.suite is not None:
+        return fail("--check takes one SFEN, not --suite")
     if args.suite is None:
         if not args.sfen:
             return fail("give an SFEN (or startpos/sfen ... [moves ...]) or --suite FILE")
@@ -66,6 +68,12 @@ def cmd_mate(args: argparse.Namespace) -> int:
         print(result.usi())
         if result.status == "mate":
             print("# " + length_note(result))
+            if args.check:
+                from usi_engine.mate.check import check_composition, report_lines
+                report = check_composition(position, result.pv, nodes=args.check_nodes,
+                                           solver=solver)
+                for line in report_lines(report):
+                    print("# " + line)
         return 0
     solved = exact = proven = 0
     total_ms = total_nodes = 0
@@ -137,5 +145,16 @@ def add_mate_parser(sub: "argparse._SubParsersAction[Any]") -> None:
                       help="count every defence, useless interpositions too (default: "
                            "as published tsume lengths, which pass over them; a suite "
                            f"whose comments say '{STRICT_MARK}' is counted strictly)")
+    mate.add_argument("--check", action="store_true",
+                      help="a composer's check once the mate is found: other mates at the "
+                           "attacker's turns of the main line (余詰; the last move's too), "
+                           "defences after which the mate is longer (the length is then "
+                           "not the published one) and equal variations (変化同手数), each "
+                           "printed with its line; detours back to the main line and "
+                           "useless interpositions are passed over")
+    mate.add_argument("--check-nodes", type=int_in(1000, 10**9), default=200_000,
+                      metavar="N", help="the df-pn budget of each question of --check "
+                                        "(default 200000); what it leaves open is counted "
+                                        "as undecided")
     mate.set_defaults(func=cmd_mate)
 
