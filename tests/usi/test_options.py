@@ -47,6 +47,7 @@ EXPECTED_DEFAULTS = [
     ("EvalFile", "filename", "", None, None),
     ("FV_SCALE", "spin", 16, 1, 128),
     ("MateLength", "combo", "published", None, None),
+    ("MateCheck", "check", False, None, None),
     ("USI_OwnBook", "check", True, None, None),
     ("BookFile", "filename", "standard_book.db", None, None),
     ("BookDir", "filename", "book", None, None),

@@ -731,6 +731,18 @@ def test_go_mate_s_last_info_line_carries_the_mate_and_its_line(engine):
     assert info.endswith(" score mate 13 pv " + " ".join(lines[-1].split()[1:]))
 
 
+def test_mate_check_says_each_flaw_before_the_checkmate_line(engine):
+    engine.send("setoption name MateCheck value true",
+                "position sfen ln1gkg2l/2sr5/ppppppsb1/6ppp/5P3/6PPP/PP1PP1N2/3S1S+n1L/LN1GK4"
+                " w RBgp 42", "go mate 10000")
+    lines = [line.text for line in engine.read_until("checkmate", timeout=60)]
+    notes = [line for line in lines if line.startswith("info string ")]
+    assert any(note.startswith("info string alternative last move at ply 3: ")
+               for note in notes)
+    assert notes[-1].startswith("info string composition check: 1 flaw(s)")
+    assert lines[-1].startswith("checkmate ")
+
+
 def test_go_mate_without_a_check_is_nomate(engine):
     engine.send(NO_CHECK, "go mate 1000")
     assert engine.expect("checkmate", timeout=3).text == "checkmate nomate"

@@ -55,8 +55,8 @@ class CheckReport:
 
 def _mate_after(solver: MateSolver, position: Position, nodes: int) -> tuple[str, list[int]]:
     """('mate', line) for the side to move (the attacker), else ('nomate' or
-    'timeout', [])."""
-    result = solver.solve(position, nodes=nodes, shortest=True)
+    'timeout', []). A stop() of the solver ends every question from then on."""
+    result = solver.solve(position, nodes=nodes, shortest=True, clear_stop=False)
     return result.status, list(result.pv) if result.status == "mate" else []
 
 
@@ -96,9 +96,15 @@ def _reaches(position: Position, line: list[int], boards: set[str]) -> bool:
 
 
 def check_composition(start: Position, main_line: list[int], nodes: int = DEFAULT_NODES,
-                      solver: MateSolver | None = None) -> CheckReport:
-    """The flaws of the tsume `start` whose mate is `main_line` (moves as ints)."""
-    solver = solver or MateSolver()
+                      solver: MateSolver | None = None,
+                      clear_stop: bool = True) -> CheckReport:
+    """The flaws of the tsume `start` whose mate is `main_line` (moves as ints). The
+    solver's stop() (from another thread) ends the check: what it found is kept, the
+    rest counted undecided (clear_stop=False: a stop that came already counts)."""
+    if solver is None:
+        solver = MateSolver()
+    if clear_stop:
+        solver.clear_stop()
     report = CheckReport()
     position = start.copy()
     boards = []

@@ -985,6 +985,11 @@ class UsiEngine:
         if result.status == "mate":
             from usi_engine.mate.report import length_note
             lines.append("info string " + length_note(result))   # proven shortest or not
+            if job.options["MateCheck"] and not stopped_early:
+                from usi_engine.mate.check import check_composition, report_lines
+                report = check_composition(job.position, result.pv, solver=solver,
+                                           clear_stop=False)
+                lines.extend("info string " + line for line in report_lines(report))
         return lines + [result.usi()]
 
     # -- the loop ------------------------------------------------------------------------

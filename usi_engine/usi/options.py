@@ -319,6 +319,10 @@ DEFAULT_OPTIONS: tuple[OptionSpec, ...] = (
           "collections: useless interpositions, blocks captured at once that do not make "
           "the mate longer, are not counted) or strict (every defence counts, as some tsume "
           "benchmarks do; the same as usi-engine mate --strict)"),
+    check("MateCheck", False,
+          "after go mate finds a mate, check the composition (as usi-engine mate --check): "
+          "other mates on the main line, longer defences and equal variations, each an info "
+          "string with its line, before the checkmate line; stop ends the check"),
     # The opening book (usi_engine/book), as YaneuraOu names its options.
     check("USI_OwnBook", True,
           "play from the book BookFile names while it has the position"),
