@@ -26,6 +26,7 @@ COMMANDS = {
     # tsume
     "tsume": "bench.tsume.tsume_bench",
     "usi-tsume": "bench.tsume.usi_tsume_bench",
+    "long-tsume": "bench.tsume.long_bench",
     "make-tsume": "bench.tsume.make_tsume_suites",
     # tools
     "make-openings": "bench.tools.make_openings",
