@@ -976,9 +976,10 @@ class UsiEngine:
         else:
             result = solver.solve(job.position, time_ms=limit, on_info=on_info,
                                   clear_stop=False, published=published)
-        final = {"nodes": result.nodes, "time_ms": result.time_ms,
-                 "nps": result.nodes * 1000 // result.time_ms if result.time_ms else result.nodes,
-                 "hashfull": solver.hashfull()}
+        final: dict[str, Any] = {
+            "nodes": result.nodes, "time_ms": result.time_ms,
+            "nps": result.nodes * 1000 // result.time_ms if result.time_ms else result.nodes,
+            "hashfull": solver.hashfull()}
         if result.status == "mate":
             final.update(score_mate=len(result.pv), pv=list(result.pv))
         lines = [format_mate_info(final)]
