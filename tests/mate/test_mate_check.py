@@ -7,7 +7,7 @@ import cshogi
 import pytest
 
 from usi_engine.core.position import Position
-from usi_engine.mate.check import check_composition
+from usi_engine.mate.check import FLAWS, check_composition, published_length
 from usi_engine.mate.solver import MateSolver
 
 KOTEN_3 = "3sks3/9/4S4/9/9/B8/9/9/9 b S2rb4g4n4l18p 1"
@@ -47,7 +47,7 @@ def mates_by_cshogi(sfen: str, line: list[str]) -> bool:
 @pytest.mark.parametrize("sfen", [KOTEN_3, FUTAKAMI_11], ids=["koten-3", "futakami-11"])
 def test_a_sound_composition_has_no_flaw(sfen):
     _, report = checked(sfen)
-    assert [f for f in report.findings if f.kind != "equal variation"] == []
+    assert [f for f in report.findings if f.kind in FLAWS] == []
 
 
 def test_every_alternative_first_move_reported_mates_by_cshogi():
@@ -86,4 +86,12 @@ def test_the_command_prints_each_finding_and_a_summary():
     lines = done.stdout.splitlines()
     assert lines[0].startswith("checkmate ")
     assert any(line.startswith("# alternative last move at ply 3: ") for line in lines)
-    assert lines[-1].startswith("# composition check: 1 flaw(s)")
+    assert lines[-1].startswith("# composition check: 0 flaw(s), 1 note(s)")
+
+
+def test_a_useless_interposition_is_not_counted_in_a_published_length():
+    from usi_engine.core.position import usi_to_move
+    line = [usi_to_move(m) for m in "R*5c P*5b 5c5b 5a4a".split()]   # P*5b taken at once
+    assert published_length(line, defender_first=False) == 2
+    assert published_length(line[1:], defender_first=True) == 1
+    assert published_length(line[2:], defender_first=False) == 2     # no drop of theirs

@@ -739,7 +739,7 @@ def test_mate_check_says_each_flaw_before_the_checkmate_line(engine):
     notes = [line for line in lines if line.startswith("info string ")]
     assert any(note.startswith("info string alternative last move at ply 3: ")
                for note in notes)
-    assert notes[-1].startswith("info string composition check: 1 flaw(s)")
+    assert notes[-1].startswith("info string composition check: 0 flaw(s), 1 note(s)")
     assert lines[-1].startswith("checkmate ")
 
 
