@@ -268,3 +268,11 @@ def test_no_help_page_shows_a_doubled_percent_sign():
     parsers = {id(parser): parser for _, _, parser in _every_option()}
     doubled = [parser.prog for parser in parsers.values() if "%%" in parser.format_help()]
     assert doubled == []
+
+
+def test_help_on_a_console_that_cannot_show_japanese_replaces_it():
+    env = dict(os.environ, PYTHONIOENCODING="cp1252")
+    done = subprocess.run([sys.executable, "-m", "usi_engine", "analyze", "--help"],
+                          cwd=ROOT, env=env, capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    assert b"?" in done.stdout and b"Traceback" not in done.stderr

@@ -96,11 +96,21 @@ def _break_is_interrupt() -> None:
         signal.signal(ctrl_break, signal.default_int_handler)
 
 
+def _replace_unencodable() -> None:
+    """A console that cannot show a character (a Western Windows console and a problem's
+    Japanese name, or the help's Japanese terms) gets '?', never a UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="replace")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     _break_is_interrupt()
     if not argv:
         return cmd_usi(argparse.Namespace())
+    _replace_unencodable()
     args = build_parser().parse_args(argv)
     if args.command is None:
         return cmd_usi(args)

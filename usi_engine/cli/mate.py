@@ -146,12 +146,13 @@ def add_mate_parser(sub: "argparse._SubParsersAction[Any]") -> None:
                            "as published tsume lengths, which pass over them; a suite "
                            f"whose comments say '{STRICT_MARK}' is counted strictly)")
     mate.add_argument("--check", action="store_true",
-                      help="a composer's check once the mate is found: other mates at the "
-                           "attacker's turns of the main line (余詰; the last move's too), "
-                           "defences after which the mate is longer (the length is then "
-                           "not the published one) and equal variations (変化同手数), each "
-                           "printed with its line; detours back to the main line and "
-                           "useless interpositions are passed over")
+                      help="a composer's check once the mate is found: shorter and other "
+                           "mates at the attacker's turns of the main line (hayazume, "
+                           "yozume), defences after which the mate is longer (the length is "
+                           "then not the published one), and as notes equal variations "
+                           "(henka dotesu) and other mating last moves, each printed with "
+                           "its line; detours back to the main line and useless "
+                           "interpositions are passed over")
     mate.add_argument("--check-nodes", type=int_in(1000, 10**9), default=200_000,
                       metavar="N", help="the df-pn budget of each question of --check "
                                         "(default 200000); what it leaves open is counted "

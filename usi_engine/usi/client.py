@@ -463,6 +463,7 @@ class UsiClient:
                 self.proc.wait(timeout=1.0)
             except subprocess.TimeoutExpired:
                 pass
+        self.wait_stderr(1.0)       # (its last words may still be in the pipe)
         code = self.returncode
         return UsiEngineExited(f"{self.name} exited{self._code_detail(code)} while waiting for "
                                f"{waiting_for}{self._stderr_detail()}", code)
