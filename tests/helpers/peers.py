@@ -4,3 +4,5 @@ from pathlib import Path
 
 PEERS = Path.home() / ".cache" / "usi-peers"
 YANEURAOU_MATERIAL = PEERS / "yaneuraou-material"
+YANEURAOU_NNUE = PEERS / "yaneuraou-nnue"
+KOMORING_HEIGHTS = PEERS / "komoring-heights"

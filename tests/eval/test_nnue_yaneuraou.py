@@ -1,0 +1,85 @@
+"""Our evaluation of an nn.bin against YaneuraOu's own: the NNUE edition built by
+../shared/tools/setup-peers.sh (``yaneuraou-nnue``; skipped when it is not built),
+given the same file in EvalDir, prints with `e` the value our `eval` prints, at every
+ply of random games from the start, from handicap starts and from positions with
+every piece in hand, for several random nets and FV_SCALE 16 and 24."""
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+
+import pytest
+
+from tests.helpers.peers import YANEURAOU_NNUE
+from usi_engine.core.position import Position
+from usi_engine.eval import nnue_file
+from usi_engine.notation.sfen import STARTPOS_SFEN
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not YANEURAOU_NNUE.exists(),
+                                reason=f"{YANEURAOU_NNUE} is not built (setup-peers.sh)")]
+
+STARTS = [
+    STARTPOS_SFEN,
+    "lnsgkgsn1/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",    # lance
+    "lnsgkgsnl/1r7/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",      # bishop
+    "lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",        # two pieces
+    "2sgkgs2/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",          # six pieces
+    "4k4/9/9/9/9/9/9/9/4K4 b 2R2B4G4S4N4L18P 1",                         # all in hand
+    "4k4/9/9/9/9/9/9/9/4K4 w 2r2b4g4s4n4l18p 1",
+    "3k5/9/9/9/9/9/9/9/5K3 b RB2G2S2N2L9Prb2g2s2n2l9p 1",
+]
+GAMES_PER_START = 3
+MAX_PLIES = 160
+
+
+def random_game(start: str, rng: random.Random) -> list[str]:
+    """The SFEN of every position of one random game from ``start`` (to mate, or
+    MAX_PLIES), captures, promotions and drops favoured so that hands fill and empty."""
+    position = Position(start)
+    sfens = [position.sfen()]
+    for _ in range(MAX_PLIES):
+        moves = position.legal_moves()
+        if not moves:
+            break
+        texts = [position.move_to_usi(m) for m in moves]
+        lively = [m for m, t in zip(moves, texts)
+                  if "*" in t or t.endswith("+") or m in set(position.captures())]
+        position.push(rng.choice(lively) if lively and rng.random() < 0.5 else rng.choice(moves))
+        sfens.append(position.sfen())
+    return sfens
+
+
+def evaluations(command: list[str], eval_dir: str, fv_scale: int,
+                sfens: list[str]) -> list[int]:
+    """Each ``eval = V`` the engine prints for ``position sfen S`` then ``e``."""
+    lines = ["usi", f"setoption name EvalDir value {eval_dir}",
+             f"setoption name FV_SCALE value {fv_scale}", "setoption name Threads value 1",
+             "setoption name USI_Hash value 16", "setoption name BookFile value no_book",
+             "isready"]
+    for sfen in sfens:
+        lines += [f"position sfen {sfen}", "e"]
+    lines.append("quit")
+    out = subprocess.run(command, input="\n".join(lines) + "\n", capture_output=True,
+                         text=True, timeout=600).stdout
+    return [int(line.split("=")[1]) for line in out.splitlines() if line.startswith("eval = ")]
+
+
+@pytest.fixture(scope="module")
+def games():
+    rng = random.Random(2026)
+    sfens = [sfen for start in STARTS for _ in range(GAMES_PER_START)
+             for sfen in random_game(start, rng)]
+    return sfens
+
+
+@pytest.mark.parametrize("seed, fv_scale", [(1, 16), (2, 24), (3, 16)])
+def test_our_eval_is_yaneuraou_s_e_at_every_ply(tmp_path, games, seed, fv_scale):
+    with open(tmp_path / "nn.bin", "wb") as f:
+        nnue_file.write_net(nnue_file.random_net(seed=seed), f)
+    theirs = evaluations([str(YANEURAOU_NNUE)], str(tmp_path), fv_scale, games)
+    ours = evaluations([sys.executable, "-m", "usi_engine"], str(tmp_path), fv_scale, games)
+    assert len(theirs) == len(ours) == len(games)
+    differ = [(sfen, a, b) for sfen, a, b in zip(games, ours, theirs) if a != b]
+    assert not differ, f"{len(differ)} of {len(games)} differ, first: {differ[:3]}"
+    assert len(set(ours)) > len(games) // 4     # the net tells positions apart
