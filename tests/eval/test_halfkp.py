@@ -1,5 +1,6 @@
 """The compiled HalfKP evaluation (kp.Network of an nn.bin): the reference's value
-(eval.nnue_file) at every position, accumulators kept move by move, both kernels."""
+(eval.nnue_file) at every position, accumulators kept move by move, both kernels, in
+each shape read (halfkp_256x2-32-32, 512x2-16-32, 1024x2-8-32)."""
 import pytest
 
 from usi_engine.eval import kp, nnue_file
@@ -66,10 +67,42 @@ def test_fv_scale_outside_1_to_128_is_refused(network, fv_scale):
         network.set_fv_scale(fv_scale)
 
 
-def test_a_wider_shape_is_refused_by_name():
-    wide = nnue_file.random_net(seed=1, shape=(512, 16, 32))
-    with pytest.raises(ValueError, match="halfkp_512x2-16-32"):
-        kp.Network(None, halfkp=wide)
+@pytest.fixture(scope="module", params=[(512, 16, 32), (1024, 8, 32)],
+                ids=["512x2-16-32", "1024x2-8-32"])
+def wide(request):
+    net = nnue_file.random_net(seed=12, shape=request.param)
+    return net, kp.Network(None, halfkp=net)
+
+
+def test_a_wider_shape_is_evaluated_as_the_reference_does(wide):
+    net, network = wide
+    assert network.hidden == net.shape[0]
+    assert ([network.evaluate(sfen) for sfen in POSITIONS]
+            == [nnue_file.evaluate(net, sfen) for sfen in POSITIONS])
+
+
+def test_a_wider_shape_s_accumulators_kept_move_by_move_equal_a_fresh_sum(wide):
+    _, network = wide
+    assert network.incremental_check(POSITIONS[2], 200, 3)["mismatches"] == 0
+
+
+def test_a_wider_shape_s_portable_kernels_give_the_avx2_value(wide):
+    _, network = wide
+    chosen = kp.simd()
+    try:
+        kp.use_avx2(False)
+        portable = [network.evaluate(sfen) for sfen in POSITIONS]
+        kp.use_avx2(True)
+        assert [network.evaluate(sfen) for sfen in POSITIONS] == portable
+    finally:
+        kp.use_avx2(chosen == "avx2")
+
+
+def test_a_shape_yaneuraou_s_builds_do_not_read_is_refused_by_name():
+    odd = nnue_file.random_net(seed=1, shape=(128, 32, 32))
+    with pytest.raises(ValueError, match="halfkp_128x2-32-32: only halfkp_256x2-32-32, "
+                                         "halfkp_512x2-16-32, halfkp_1024x2-8-32"):
+        kp.Network(None, halfkp=odd)
 
 
 def test_a_search_runs_on_a_halfkp_network(network):

@@ -1,5 +1,6 @@
 """Our evaluation of an nn.bin against YaneuraOu's own: the NNUE edition built by
-../shared/tools/setup-peers.sh (``yaneuraou-nnue``; skipped when it is not built),
+../shared/tools/setup-peers.sh (``yaneuraou-nnue``, halfkp_256x2-32-32) and, for the
+wider shapes, by tools/yaneuraou/build-shapes.sh (each skipped when it is not built),
 given the same file in EvalDir, prints with `e` the value our `eval` prints, at every
 ply of random games from the start, from handicap starts and from positions with
 every piece in hand, for several random nets and FV_SCALE 16 and 24."""
@@ -11,13 +12,12 @@ import sys
 
 import pytest
 
-from tests.helpers.peers import YANEURAOU_NNUE
+from tests.helpers.peers import PEERS, YANEURAOU_NNUE
 from usi_engine.core.position import Position
 from usi_engine.eval import nnue_file
 from usi_engine.notation.sfen import STARTPOS_SFEN
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(not YANEURAOU_NNUE.exists(),
-                                reason=f"{YANEURAOU_NNUE} is not built (setup-peers.sh)")]
+pytestmark = pytest.mark.slow
 
 STARTS = [
     STARTPOS_SFEN,
@@ -73,11 +73,26 @@ def games():
     return sfens
 
 
-@pytest.mark.parametrize("seed, fv_scale", [(1, 16), (2, 24), (3, 16)])
-def test_our_eval_is_yaneuraou_s_e_at_every_ply(tmp_path, games, seed, fv_scale):
+def _build(shape: tuple[int, int, int]):
+    """YaneuraOu's NNUE build of ``shape``, or a skip."""
+    name = "halfkp_{}x2-{}-{}".format(*shape)
+    binary = (YANEURAOU_NNUE if shape == (256, 32, 32)
+              else PEERS / f"yaneuraou-nnue-{name.removeprefix('halfkp_')}")
+    if not binary.exists():
+        pytest.skip(f"{binary} is not built (setup-peers.sh, tools/yaneuraou/build-shapes.sh)")
+    return binary
+
+
+@pytest.mark.parametrize("shape, seed, fv_scale", [
+    ((256, 32, 32), 1, 16), ((256, 32, 32), 2, 24), ((256, 32, 32), 3, 16),
+    ((512, 16, 32), 4, 16), ((1024, 8, 32), 5, 24)],
+    ids=["256-seed1-fv16", "256-seed2-fv24", "256-seed3-fv16", "512-seed4-fv16",
+         "1024-seed5-fv24"])
+def test_our_eval_is_yaneuraou_s_e_at_every_ply(tmp_path, games, shape, seed, fv_scale):
+    binary = _build(shape)
     with open(tmp_path / "nn.bin", "wb") as f:
-        nnue_file.write_net(nnue_file.random_net(seed=seed), f)
-    theirs = evaluations([str(YANEURAOU_NNUE)], str(tmp_path), fv_scale, games)
+        nnue_file.write_net(nnue_file.random_net(seed=seed, shape=shape), f)
+    theirs = evaluations([str(binary)], str(tmp_path), fv_scale, games)
     ours = evaluations([sys.executable, "-m", "usi_engine"], str(tmp_path), fv_scale, games)
     assert len(theirs) == len(ours) == len(games)
     differ = [(sfen, a, b) for sfen, a, b in zip(games, ours, theirs) if a != b]

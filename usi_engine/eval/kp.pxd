@@ -24,7 +24,9 @@ cdef enum:
     # clipped-ReLU layers of int8 weights over both accumulators, up to NET_MAX_HIDDEN
     # wide each; the integer kernels are eval/nnue_simd.h's, AVX2 where the CPU has it).
     NET_HIDDEN = 32
-    NET_MAX_HIDDEN = 256
+    NET_MAX_HIDDEN = 256         # the square and layered heads' widest accumulators
+    ACC_MAX = 1024               # the widest accumulator (halfkp_1024x2-8-32)
+    LAYER_MAX = 32               # the widest hidden layer (HalfKP's l1 is 32, 16 or 8)
     NET_QA = 127
     NET_QB = 64                  # output weights are in 1/64 cp per unit of x^2
     LAYER_1 = 32
@@ -35,7 +37,8 @@ cdef enum:
     HEAD_NONE = 0                # the KP table alone
     HEAD_SQUARE = 1
     HEAD_LAYERS = 2
-    HEAD_HALFKP = 3              # YaneuraOu's halfkp_256x2-32-32 (nn.bin): its own features
+    HEAD_HALFKP = 3              # YaneuraOu's halfkp_{256x2-32-32, 512x2-16-32,
+                                 # 1024x2-8-32} (nn.bin): its own features
                                  # (king square x BonaPiece), no KP table, the layered
                                  # head's shape with its arithmetic (sums >> 6 floored,
                                  # int8 output weights, the output / fv_scale)
@@ -46,7 +49,7 @@ cdef enum:
 
 cdef struct KPAcc:
     int32_t sum[2]               # by king colour; a missing king's view sums to 0
-    int16_t acc[2][NET_MAX_HIDDEN]   # the network's accumulators, `hidden` used
+    int16_t acc[2][ACC_MAX]      # the network's accumulators, `hidden` used
 
 cdef struct KPNet:
     const int16_t* kp            # the KP table, KP_WEIGHTS values in 1/KP_SCALE cp
@@ -63,6 +66,9 @@ cdef struct KPNet:
     const int16_t* l3_w
     int32_t l3_b
     int fv_scale                 # HEAD_HALFKP: the output's divisor (FV_SCALE)
+    int l1                       # the two hidden layers' widths (LAYER_1 and LAYER_2 but
+    int l2                       # in HalfKP's wider shapes); l2_w's rows are l1_in wide,
+    int l1_in                    # l1 rounded up to 32 (the AVX2 kernel's step)
 
 cdef void kp_refresh(const Pos* p, const KPNet* net, KPAcc* acc) noexcept nogil
 cdef void kp_update(const Pos* p, const KPNet* net, const KPAcc* parent,

@@ -71,6 +71,8 @@ QA = NET_QA
 QB = NET_QB
 LAYER1 = LAYER_1
 LAYER2 = LAYER_2
+#: the nn.bin shapes evaluated: (accumulator width, layer 1, layer 2)
+HALFKP_SHAPES = ((256, 32, 32), (512, 16, 32), (1024, 8, 32))
 LAYER_SHIFT_BITS = LAYER_SHIFT
 OUT_DIV = LAYER_OUT_DIV
 
@@ -463,22 +465,26 @@ cdef inline uint8_t _floored(int32_t v) noexcept nogil:
 @cython.cdivision(True)
 cdef int _halfkp_output(const KPNet* net, const int16_t* mine, const int16_t* theirs) noexcept nogil:
     """YaneuraOu's value for the side whose accumulator is `mine`, in its internal
-    units (which are this engine's): the output / fv_scale toward zero, clamped."""
-    cdef uint8_t x[2 * NET_MAX_HIDDEN]
-    cdef int32_t y1[LAYER_1]
-    cdef int32_t y2[LAYER_2]
-    cdef uint8_t h1[LAYER_1]
-    cdef uint8_t h2[LAYER_2]
+    units (which are this engine's): the output / fv_scale toward zero, clamped.  The
+    second layer reads l1_in inputs, the first l1 of them the first layer's (the rest
+    0, as the file's padded weights expect)."""
+    cdef uint8_t x[2 * ACC_MAX]
+    cdef int32_t y1[LAYER_MAX]
+    cdef int32_t y2[LAYER_MAX]
+    cdef uint8_t h1[LAYER_MAX]
+    cdef uint8_t h2[LAYER_MAX]
     cdef int h = net.hidden, j
     cdef int32_t o = net.l3_b
     cdef int v
     nnue_clip(mine, h, x)
     nnue_clip(theirs, h, &x[h])
-    nnue_affine(x, 2 * h, net.l1_w, net.l1_b, LAYER_1, y1)
-    for j in range(LAYER_1):
+    nnue_affine(x, 2 * h, net.l1_w, net.l1_b, net.l1, y1)
+    for j in range(net.l1):
         h1[j] = _floored(y1[j])
-    nnue_affine(h1, LAYER_1, net.l2_w, net.l2_b, LAYER_2, y2)
-    for j in range(LAYER_2):
+    for j in range(net.l1, net.l1_in):
+        h1[j] = 0
+    nnue_affine(h1, net.l1_in, net.l2_w, net.l2_b, net.l2, y2)
+    for j in range(net.l2):
         h2[j] = _floored(y2[j])
         o += <int32_t>h2[j] * net.l3_w[j]
     v = o / net.fv_scale
@@ -585,21 +591,26 @@ cdef class Network:
         self._point(hidden, out_bias)
 
     def _halfkp(self, net, int fv_scale):
-        """YaneuraOu's halfkp_256x2-32-32 (an eval.nnue_file.HalfKpNet)."""
+        """YaneuraOu's halfkp_256x2-32-32, 512x2-16-32 or 1024x2-8-32 (an
+        eval.nnue_file.HalfKpNet)."""
         hidden, l1, l2 = net.shape
-        if (hidden, l1, l2) != (NET_MAX_HIDDEN, LAYER_1, LAYER_2):
-            raise ValueError(f"halfkp_{hidden}x2-{l1}-{l2}: only halfkp_{NET_MAX_HIDDEN}x2-"
-                             f"{LAYER_1}-{LAYER_2} is evaluated")
+        if (hidden, l1, l2) not in HALFKP_SHAPES:
+            raise ValueError(f"halfkp_{hidden}x2-{l1}-{l2}: only "
+                             + ", ".join(f"halfkp_{a}x2-{b}-{c}" for a, b, c in HALFKP_SHAPES)
+                             + " are evaluated")
         if not 1 <= fv_scale <= 128:
             raise ValueError(f"FV_SCALE {fv_scale}: 1..128")
+        l1_in = (l1 + 31) // 32 * 32
+        l2_w = np.zeros((l2, l1_in), dtype=np.int8)
+        l2_w[:, :l1] = _in_range(net.l2_weight, l2 * l1, "l2_w", np.int8).reshape(l2, l1)
         arrays = {
             "first": _int16(net.ft_weight, HALFKP_FEATURES * hidden, "the feature weights"),
             "first_bias": _int16(net.ft_bias, hidden, "the feature bias"),
-            "l1_w": _in_range(net.l1_weight, LAYER_1 * 2 * hidden, "l1_w", np.int8),
-            "l1_b": _in_range(net.l1_bias, LAYER_1, "l1_b", np.int32),
-            "l2_w": _in_range(net.l2_weight, LAYER_2 * LAYER_1, "l2_w", np.int8),
-            "l2_b": _in_range(net.l2_bias, LAYER_2, "l2_b", np.int32),
-            "l3_w": _in_range(net.out_weight, LAYER_2, "the output weights", np.int8)
+            "l1_w": _in_range(net.l1_weight, l1 * 2 * hidden, "l1_w", np.int8),
+            "l1_b": _in_range(net.l1_bias, l1, "l1_b", np.int32),
+            "l2_w": l2_w.reshape(-1),
+            "l2_b": _in_range(net.l2_bias, l2, "l2_b", np.int32),
+            "l3_w": _in_range(net.out_weight, l2, "the output weights", np.int8)
                     .astype(np.int16),
             "l3_b": _in_range(net.out_bias, 1, "the output bias", np.int32)}
         for array in arrays.values():
@@ -608,6 +619,9 @@ cdef class Network:
         self._point(hidden, 0)
         self.net.head = HEAD_HALFKP
         self.net.fv_scale = fv_scale
+        self.net.l1 = l1
+        self.net.l2 = l2
+        self.net.l1_in = l1_in
 
     @property
     def fv_scale(self) -> int:
@@ -658,6 +672,9 @@ cdef class Network:
         v16 = arrays["l3_w"]
         self.net.l3_w = &v16[0]
         self.net.l3_b = arrays["l3_b"][0]
+        self.net.l1 = LAYER_1
+        self.net.l2 = LAYER_2
+        self.net.l1_in = LAYER_1
 
     @property
     def has_net(self) -> bool:

@@ -309,7 +309,8 @@ DEFAULT_OPTIONS: tuple[OptionSpec, ...] = (
     filename("EvalFile", "",
              "weight file of the learned evaluation (empty: EvalDir's nn.bin if there is "
              "one, else the weights shipped in the package); this engine's files or "
-             "YaneuraOu's nn.bin (halfkp_256x2-32-32); read at isready; a bad file is "
+             "YaneuraOu's nn.bin (halfkp_256x2-32-32, 512x2-16-32, 1024x2-8-32); read at "
+             "isready; a bad file is "
              "reported and the weights loaded before are kept"),
     spin("FV_SCALE", 16, 1, 128,
          "an nn.bin's output divisor, as YaneuraOu's FV_SCALE (Suisho5: 24); taken at "
