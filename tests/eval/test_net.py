@@ -19,6 +19,8 @@ from usi_engine.core.position import Position
 from test_kp import _random_positions
 from test_learn import _records
 
+from tests.helpers.numeric import central_difference
+
 STARTPOS = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
 DROPS = "6n1l/2+S1k4/2lp4p/1np1B2b1/3PP4/1N1S3rP/1P2+pPP+p1/1p1G5/3KG2r1 b GSN2L4Pgs2p 1"
 
@@ -150,17 +152,6 @@ def test_training_steps_lower_the_network_loss_on_a_fixed_data_set(data_files):
     after = learn_net.loss_and_grad(learn_net.forward(net, net.first_layer(), features,
                                                       data.side)[0], data, cfg)[0]
     assert after < 0.7 * before
-
-
-def central_difference(loss, param: np.ndarray, index: tuple, step: float) -> float:
-    """d(loss)/d(param[index]) by central differences (param is restored)."""
-    saved_value = param[index]
-    param[index] = saved_value + step
-    up = loss()
-    param[index] = saved_value - step
-    down = loss()
-    param[index] = saved_value
-    return (up - down) / (2 * step)
 
 
 def test_the_backward_pass_matches_finite_differences(data_files):

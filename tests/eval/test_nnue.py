@@ -15,7 +15,9 @@ from usi_engine.training.learn_net import NetConfig, loss_and_grad
 from usi_engine.eval.weights import random_layered
 from test_kp import STARTPOS, DROPS, _arrays, _random_positions
 from test_kp import test_score_is_the_same_for_the_position_turned_round as _turned_round
-from test_net import central_difference, data_files     # noqa: F401 (a fixture)
+from test_net import data_files     # noqa: F401 (a fixture)
+
+from tests.helpers.numeric import central_difference
 
 
 def _toward_zero(numerator: int, divisor: int) -> int:

@@ -3,19 +3,22 @@
 wider shapes, by tools/yaneuraou/build-shapes.sh (each skipped when it is not built),
 given the same file in EvalDir, prints with `e` the value our `eval` prints, at every
 ply of random games from the start, from handicap starts and from positions with
-every piece in hand, for several random nets and FV_SCALE 16 and 24."""
+every piece in hand, for several random nets, one written by the HalfKP trainer
+(`learn-net --head halfkp`), and FV_SCALE 16 and 24."""
 from __future__ import annotations
 
 import random
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from tests.helpers.peers import PEERS, YANEURAOU_NNUE
 from usi_engine.core.position import Position
 from usi_engine.eval import nnue_file
 from usi_engine.notation.sfen import STARTPOS_SFEN
+from usi_engine.training import learn_halfkp
 
 pytestmark = pytest.mark.slow
 
@@ -83,15 +86,31 @@ def _build(shape: tuple[int, int, int]):
     return binary
 
 
-@pytest.mark.parametrize("shape, seed, fv_scale", [
-    ((256, 32, 32), 1, 16), ((256, 32, 32), 2, 24), ((256, 32, 32), 3, 16),
-    ((512, 16, 32), 4, 16), ((1024, 8, 32), 5, 24)],
+def _trainer_s_net(seed: int) -> nnue_file.HalfKpNet:
+    """What `learn-net --head halfkp` writes, from a float network spread as after
+    training (not YaneuraOu's random integers)."""
+    rng = np.random.default_rng(seed)
+    net = learn_halfkp.HalfKpTrainee(256, rng)
+    net.ft[:] = rng.normal(0, 0.05, net.ft.shape)
+    net.w1[:] = rng.normal(0, 0.2, net.w1.shape)
+    net.w2[:] = rng.normal(0, 0.4, net.w2.shape)
+    net.w3[:] = rng.normal(0, 200, net.w3.shape)
+    return learn_halfkp.export(net)
+
+
+@pytest.mark.parametrize("shape, seed, fv_scale, written_by_trainer", [
+    ((256, 32, 32), 1, 16, False), ((256, 32, 32), 2, 24, False),
+    ((256, 32, 32), 3, 16, False), ((512, 16, 32), 4, 16, False),
+    ((1024, 8, 32), 5, 24, False), ((256, 32, 32), 6, 16, True)],
     ids=["256-seed1-fv16", "256-seed2-fv24", "256-seed3-fv16", "512-seed4-fv16",
-         "1024-seed5-fv24"])
-def test_our_eval_is_yaneuraou_s_e_at_every_ply(tmp_path, games, shape, seed, fv_scale):
+         "1024-seed5-fv24", "256-trainer-seed6-fv16"])
+def test_our_eval_is_yaneuraou_s_e_at_every_ply(tmp_path, games, shape, seed, fv_scale,
+                                                written_by_trainer):
     binary = _build(shape)
+    net = (_trainer_s_net(seed) if written_by_trainer
+           else nnue_file.random_net(seed=seed, shape=shape))
     with open(tmp_path / "nn.bin", "wb") as f:
-        nnue_file.write_net(nnue_file.random_net(seed=seed, shape=shape), f)
+        nnue_file.write_net(net, f)
     theirs = evaluations([str(binary)], str(tmp_path), fv_scale, games)
     ours = evaluations([sys.executable, "-m", "usi_engine"], str(tmp_path), fv_scale, games)
     assert len(theirs) == len(ours) == len(games)

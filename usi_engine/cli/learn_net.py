@@ -11,14 +11,18 @@ def cmd_learn_net(args: argparse.Namespace) -> int:
     """Train the network on top of the king-piece table: the square head
     (:mod:`usi_engine.training.learn_net`) or the layered one (``learn_layers``)."""
     from usi_engine.eval import kp
+    from usi_engine.training.learn_halfkp import train_halfkp
     from usi_engine.training.learn_layers import train_layers
     from usi_engine.training.learn_net import NetConfig, train_net
     head = args.head
-    hidden = args.hidden or (kp.HIDDEN if head == "square" else 128)
+    hidden = args.hidden or {"square": kp.HIDDEN, "layers": 128, "halfkp": 256}[head]
     if head == "square" and hidden != kp.HIDDEN:
         return fail(f"the square head is {kp.HIDDEN} wide (--hidden goes with --head layers)")
-    return train_from_arguments(train_layers if head == "layers" else train_net, NetConfig,
-                                args, out_lr=args.out_lr, init=args.init or "", hidden=hidden)
+    if head == "halfkp" and hidden != 256:
+        return fail("--head halfkp trains halfkp_256x2-32-32: its accumulators are 256 wide")
+    learner = {"square": train_net, "layers": train_layers, "halfkp": train_halfkp}[head]
+    return train_from_arguments(learner, NetConfig, args, out_lr=args.out_lr,
+                                init=args.init or "", hidden=hidden)
 
 
 def add_learn_net_parser(sub: "argparse._SubParsersAction[Any]") -> None:
@@ -51,10 +55,13 @@ def add_learn_net_parser(sub: "argparse._SubParsersAction[Any]") -> None:
                    help="random seed of the split, the order and the start (default 1)")
     p.add_argument("--init", default=None,
                    help="KP table to start from with a new network (default: the one "
-                        "shipped), or a network file to go on training")
-    p.add_argument("--head", choices=("square", "layers"), default="square",
+                        "shipped), or a network file (an nn.bin with --head halfkp) to go "
+                        "on training")
+    p.add_argument("--head", choices=("square", "layers", "halfkp"), default="square",
                    help="square: the 32-wide network of kpnn.bin (default); layers: the "
-                        "NNUE-style head, two int8 layers of 32 over wider accumulators")
+                        "NNUE-style head, two int8 layers of 32 over wider accumulators; "
+                        "halfkp: YaneuraOu's halfkp_256x2-32-32 on HalfKP features, "
+                        "written as an nn.bin (random start, or --init an nn.bin)")
     p.add_argument("--hidden", type=int_in(32, 256), default=None,
                    help="accumulator width of --head layers, a multiple of 32 (default 128)")
     p.set_defaults(func=cmd_learn_net)

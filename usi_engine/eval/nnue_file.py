@@ -219,6 +219,68 @@ def features(sfen: str) -> tuple[list[int], list[int], int]:
     return views[0], views[1], 0 if fields[1] == "b" else 1
 
 
+# our piece types (core/types.pxd: 1 pawn .. 7 gold, 9-12 promoted minors, 13 horse,
+# 14 dragon) to the SFEN letters of _BOARD_BASE; hands hold types 1..7
+_TYPE_LETTER = {1: "P", 2: "L", 3: "N", 4: "S", 5: "B", 6: "R", 7: "G", 9: "+P", 10: "+L",
+                11: "+N", 12: "+S", 13: "+B", 14: "+R"}
+_HAND_MAX = {1: 18, 2: 4, 3: 4, 4: 4, 5: 2, 6: 2, 7: 4}
+
+
+def _board_bases() -> np.ndarray:
+    """BASE[view][piece code]: the BonaPiece base of a piece on square 0 of its owner's
+    view as seen from `view`, -1 for an empty square or a king."""
+    bases = np.full((2, 32), -1, dtype=np.int32)
+    for view in (0, 1):
+        for colour in (0, 1):
+            for pt, letter in _TYPE_LETTER.items():
+                bases[view, pt | colour << 4] = _BOARD_BASE[letter][0 if colour == view else 1]
+    return bases
+
+
+_BASES = _board_bases()
+
+
+def board_features(board: np.ndarray, hands: np.ndarray) -> np.ndarray:
+    """The HalfKP features of many positions at once, int32 [n, 2, 38]: black's view,
+    then white's, each the 38 indices that :func:`features` lists (in another order),
+    from our board codes (uint8 [n, 81], the training data's) and hands ([n, 2, 8]).
+    Both kings must be on the board.
+
+    >>> board = np.zeros((1, 81), np.uint8); board[0, 4 * 9 + 8] = 8; board[0, 4 * 9] = 24
+    >>> hands = np.zeros((1, 2, 8), np.uint8); hands[0, 0, 1] = 1        # a black pawn
+    >>> sorted(board_features(board, hands)[0, 0])[-1] - 44 * BONA_PIECES   # 5i's king
+    1
+    """
+    board = np.asarray(board, dtype=np.int32)
+    hands = np.asarray(hands, dtype=np.int32)
+    n = len(board)
+    squares = np.arange(81, dtype=np.int32)
+    kings = [np.argmax(board == (8 | colour << 4), axis=1).astype(np.int32)
+             for colour in (0, 1)]
+    if n and not all(((board == (8 | c << 4)).any(axis=1)).all() for c in (0, 1)):
+        raise ValueError("HalfKP needs both kings on the board")
+    out = np.empty((n, 2, PIECE_SLOTS), dtype=np.int32)
+    for view in (0, 1):
+        king = kings[0] if view == 0 else 80 - kings[1]
+        origin = (king * BONA_PIECES)[:, None]
+        base = _BASES[view][board]
+        on_board = np.where(base >= 0, origin + base + (squares if view == 0 else 80 - squares),
+                            -1)
+        held = []
+        for colour in (0, 1):
+            for pt, most in _HAND_MAX.items():
+                letter = _TYPE_LETTER[pt]
+                k = np.arange(most, dtype=np.int32)
+                first = origin + _HAND_BASE[letter][0 if colour == view else 1] + k
+                held.append(np.where(k[None, :] < hands[:, colour, pt, None], first, -1))
+        every = np.concatenate([on_board] + held, axis=1)
+        # the valid indices first (at most 38), the rest BonaPiece zero (absent pieces)
+        order = np.argsort(every < 0, axis=1, kind="stable")[:, :PIECE_SLOTS]
+        chosen = np.take_along_axis(every, order, axis=1)
+        out[:, view] = np.where(chosen >= 0, chosen, origin)
+    return out
+
+
 def evaluate(net: HalfKpNet, sfen: str, fv_scale: int = 16) -> int:
     """The static value of a position for the side to move, in YaneuraOu's internal
     units (as its ``eval`` command prints it), computed from scratch."""

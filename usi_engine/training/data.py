@@ -23,7 +23,7 @@ import dataclasses
 import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -209,18 +209,20 @@ def features(part: Dataset) -> np.ndarray:
     return kp.features(part.board, part.hands, part.side)
 
 
-def batches(data: Dataset, batch_size: int, rng: np.random.Generator
+def batches(data: Dataset, batch_size: int, rng: np.random.Generator,
+            features_of: Callable[[Dataset], np.ndarray] | None = None
             ) -> Iterator[tuple[np.ndarray, Dataset]]:
     """(features, batch) of shuffled mini-batches of `data` (one permutation drawn from
     `rng`; each batch's rows in their order in `data`), the features computed one batch
     ahead in a thread (kp.features runs without the GIL, beside numpy's work on the
-    previous batch)."""
+    previous batch); `features_of`: the network's features, the KP ones by default."""
     order = rng.permutation(len(data))
+    features_of = features_of or features
     chunks = [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
 
     def prepare(index: np.ndarray) -> tuple[np.ndarray, Dataset]:
         part = data.subset(np.sort(index))
-        return features(part), part
+        return features_of(part), part
 
     with ThreadPoolExecutor(max_workers=1) as pool:
         pending = pool.submit(prepare, chunks[0]) if chunks else None
@@ -231,11 +233,13 @@ def batches(data: Dataset, batch_size: int, rng: np.random.Generator
             yield ready
 
 
-def batches_in_order(data: Dataset, batch_size: int) -> Iterator[tuple[np.ndarray, Dataset]]:
+def batches_in_order(data: Dataset, batch_size: int,
+                     features_of: Callable[[Dataset], np.ndarray] | None = None
+                     ) -> Iterator[tuple[np.ndarray, Dataset]]:
     """(features, batch) of consecutive slices of `data` (for evaluating a loss)."""
     for start in range(0, len(data), batch_size):
         part = data.subset(np.arange(start, min(start + batch_size, len(data))))
-        yield features(part), part
+        yield (features_of or features)(part), part
 
 
 # ---- weights to start from ----------------------------------------------------------------

@@ -174,13 +174,14 @@ def new_optimizer(net: Any) -> Adam:
     return Adam(net.params(), eps=ADAM_EPS, correct="step")
 
 
-def evaluate_loss(net: Any, data: Dataset, cfg: NetConfig, forward_fn: Callable | None = None
-                  ) -> float:
+def evaluate_loss(net: Any, data: Dataset, cfg: NetConfig, forward_fn: Callable | None = None,
+                  features_of: Callable | None = None) -> float:
     """Mean excess cross-entropy of the float network over a data set (`forward_fn`:
-    the network's forward pass, this module's by default)."""
+    the network's forward pass, this module's by default; `features_of`: its features,
+    the KP ones by default)."""
     table = net.first_layer()
     total = 0.0
-    for features, part in batches_in_order(data, cfg.batch_size):
+    for features, part in batches_in_order(data, cfg.batch_size, features_of):
         v, _ = (forward_fn or forward)(net, table, features, part.side)
         total += loss_and_grad(v, part, cfg)[0] * len(part)
     return total / max(1, len(data))
@@ -235,21 +236,24 @@ def starting_net(init: str, hidden: int, rng: np.random.Generator) -> tuple[Net,
 
 def run_learner(paths: Sequence[str | Path], out: str | Path, cfg: NetConfig,
                 log: Callable[[str], None], starting: Callable, shape: str,
-                new_opt: Callable, step: Callable, loss: Callable, write: Callable) -> dict:
+                new_opt: Callable, step: Callable, loss: Callable, write: Callable,
+                features_of: Callable | None = None) -> dict:
     """What the network learners share: read the records `paths` (a training and a
     validation set), start from `starting(init, hidden, rng)` (the network, the baseline
     network and what that is), then epochs of shuffled mini-batches, each trained by
     `step(net, opt, features, batch, start_kp, cfg, decay)` with the step sizes decayed
     linearly to 10%, the validation loss `loss(net, val_set, cfg)` after each, and
-    `write(out, net)` after each epoch whose validation loss is the best so far.
-    Returns a summary (positions used, losses per epoch)."""
+    `write(out, net)` after each epoch whose validation loss is the best so far
+    (`features_of`: the network's features of a batch, the KP ones by default; a
+    network without a KP table gets None as start_kp).  Returns a summary (positions
+    used, losses per epoch)."""
     t0 = time.perf_counter()
     loaded = load_data(paths, cfg.val_fraction, cfg.max_score)
     train_set, val_set = loaded.train, loaded.validation
     init = cfg.init or str(eval_weights.embedded_kp_path())
     rng = np.random.default_rng(cfg.seed)
     net, baseline_net, what = starting(init, cfg.hidden, rng)
-    start_kp = net.kp[:W].copy()
+    start_kp = net.kp[:W].copy() if hasattr(net, "kp") else None
     baseline = loss(baseline_net, val_set, cfg) if len(val_set) else float("nan")
     log(f"train {len(train_set)} positions ({loaded.train_files} files), validation "
         f"{len(val_set)} ({loaded.validation_files} files), {shape}, "
@@ -261,7 +265,7 @@ def run_learner(paths: Sequence[str | Path], out: str | Path, cfg: NetConfig,
     for epoch in range(1, cfg.epochs + 1):
         e0 = time.perf_counter()
         losses = []
-        for features, part in batches(train_set, cfg.batch_size, rng):
+        for features, part in batches(train_set, cfg.batch_size, rng, features_of):
             decay = 1.0 - 0.9 * done / max(1, steps)      # linear decay to 10%
             losses.append(step(net, opt, features, part, start_kp, cfg, decay))
             done += 1
