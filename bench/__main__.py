@@ -13,6 +13,7 @@ COMMANDS = {
     "threads": "bench.speed.threads_bench",
     "memory": "bench.speed.memory_bench",
     "eval-speed": "bench.speed.eval_speed",
+    "halfkp-train-speed": "bench.speed.halfkp_train_speed",
     "nnue-nps": "bench.speed.nnue_nps",
     # strength
     "match": "bench.strength.match",
