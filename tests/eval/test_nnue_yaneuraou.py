@@ -91,7 +91,7 @@ def _trainer_s_net(seed: int) -> nnue_file.HalfKpNet:
     training (not YaneuraOu's random integers)."""
     rng = np.random.default_rng(seed)
     net = learn_halfkp.HalfKpTrainee(256, rng)
-    net.ft[:] = rng.normal(0, 0.05, net.ft.shape)
+    net.ft *= 5.0
     net.w1[:] = rng.normal(0, 0.2, net.w1.shape)
     net.w2[:] = rng.normal(0, 0.4, net.w2.shape)
     net.w3[:] = rng.normal(0, 200, net.w3.shape)

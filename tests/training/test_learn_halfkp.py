@@ -29,12 +29,12 @@ def dataset(data_files):
         training_data.read_records(training_data.record_files([data_files])), 3000)
 
 
-def _trained_looking(seed: int) -> learn_halfkp.HalfKpTrainee:
+def _trained_looking(seed: int, hidden: int = 256) -> learn_halfkp.HalfKpTrainee:
     """A float network whose units are spread over their range, as after training."""
     rng = np.random.default_rng(seed)
-    net = learn_halfkp.HalfKpTrainee(256, rng)
-    net.ft[:] = rng.normal(0, 0.05, net.ft.shape)
-    net.w1[:] = rng.normal(0, 0.2, net.w1.shape)
+    net = learn_halfkp.HalfKpTrainee(hidden, rng)
+    net.ft *= 5.0
+    net.w1[:] = rng.normal(0, 0.2 * (hidden / 256) ** 0.5, net.w1.shape)   # z1 in range
     net.w2[:] = rng.normal(0, 0.4, net.w2.shape)
     net.w3[:] = rng.normal(0, 200, net.w3.shape)
     net.c3[:] = 12.0
@@ -61,7 +61,7 @@ def test_the_backward_pass_matches_finite_differences(dataset):
     cfg = NetConfig()
     part = dataset.subset(np.arange(30))
     feats = learn_halfkp.features(part)
-    net = _trained_looking(3)
+    net = _trained_looking(3, hidden=32)          # (the arithmetic of any width)
 
     def loss() -> float:
         v, _ = learn_halfkp.forward(net, net.first_layer(), feats, part.side)
@@ -75,7 +75,7 @@ def test_the_backward_pass_matches_finite_differences(dataset):
     for param, grad, index, step in [
             (net.w3, grads[7], (3,), 1e-2), (net.w2, grads[5], (2, 5), 1e-3),
             (net.c2, grads[6], (1,), 1e-3), (net.w1, grads[3], (4, 7), 1e-3),
-            (net.w1, grads[3], (4, 300), 1e-3), (net.c1, grads[4], (6,), 1e-3),
+            (net.w1, grads[3], (4, 40), 1e-3), (net.c1, grads[4], (6,), 1e-3),
             (net.b1, grads[2], (5,), 1e-3), (net.ft, grads[0], (active, 2), 1e-3),
             (net.ftf, grads[1], (active % nnue_file.BONA_PIECES, 2), 1e-3)]:
         numeric = central_difference(loss, param, index, step)
@@ -85,9 +85,9 @@ def test_the_backward_pass_matches_finite_differences(dataset):
 
 
 def test_training_steps_lower_the_loss_on_a_fixed_data_set(dataset):
-    cfg = NetConfig(lr=3e-3, out_lr=2.0, hidden=256)
+    cfg = NetConfig(lr=3e-3, out_lr=2.0, hidden=32)
     feats = learn_halfkp.features(dataset)
-    net = learn_halfkp.HalfKpTrainee(256, np.random.default_rng(1))
+    net = learn_halfkp.HalfKpTrainee(32, np.random.default_rng(1))
     opt = new_optimizer(net)
 
     def loss() -> float:
@@ -95,9 +95,14 @@ def test_training_steps_lower_the_loss_on_a_fixed_data_set(dataset):
                                                   dataset.side)[0], dataset, cfg)[0]
 
     before = loss()
-    for _ in range(6):
+    for _ in range(12):
         learn_halfkp.train_step(net, opt, feats, dataset, None, cfg, 1.0)
     assert loss() < 0.8 * before
+
+
+def test_only_the_256_wide_network_is_written():
+    with pytest.raises(ValueError, match="halfkp_256x2-32-32"):
+        learn_halfkp.export(learn_halfkp.HalfKpTrainee(32, np.random.default_rng(0)))
 
 
 def test_the_written_nn_bin_scores_as_the_float_network_of_its_weights_within_rounding(raw):

@@ -58,12 +58,15 @@ def features(part: Dataset) -> np.ndarray:
 
 
 class HalfKpTrainee:
-    """Float parameters of a halfkp_{hidden}x2-32-32 network."""
+    """Float parameters of a halfkp_{hidden}x2-32-32 network (256 wide to be written;
+    narrower ones train the same way, for tests)."""
 
     def __init__(self, hidden: int, rng: np.random.Generator) -> None:
-        if hidden not in (256,):
-            raise ValueError(f"hidden width {hidden}: halfkp_256x2-32-32 is trained")
-        self.ft = rng.normal(0.0, 0.01, (ROWS, hidden)).astype(np.float32)
+        if hidden % 32 or not 0 < hidden <= 256:
+            raise ValueError(f"hidden width {hidden}: a multiple of 32 up to 256 (only 256, "
+                             "halfkp_256x2-32-32, is written as an nn.bin)")
+        self.ft = rng.standard_normal((ROWS, hidden), dtype=np.float32)
+        self.ft *= 0.01
         self.ftf = np.zeros((BONA, hidden), dtype=np.float32)
         self.b1 = np.full(hidden, 0.5, dtype=np.float32)
         self.w1 = rng.normal(0.0, 0.6 / math.sqrt(2 * hidden), (L1, 2 * hidden)).astype(np.float32)
@@ -83,9 +86,13 @@ class HalfKpTrainee:
         hidden, l1, l2 = net.shape
         if (l1, l2) != (L1, L2):
             raise ValueError(f"halfkp_{hidden}x2-{l1}-{l2}: halfkp_256x2-32-32 is trained")
-        trainee = cls(hidden, np.random.default_rng(0))
-        trainee.ft[:] = net.ft_weight / QA
-        trainee.b1[:] = net.ft_bias / QA
+        trainee = cls.__new__(cls)
+        trainee.ft = net.ft_weight.astype(np.float32) / QA
+        trainee.ftf = np.zeros((BONA, hidden), dtype=np.float32)
+        trainee.b1 = net.ft_bias.astype(np.float32) / QA
+        trainee.w1, trainee.c1, trainee.w2, trainee.c2, trainee.w3, trainee.c3 = (
+            np.zeros(shape, dtype=np.float32)
+            for shape in ((L1, 2 * hidden), L1, (L2, L1), L2, L2, 1))
         trainee.w1[:] = net.l1_weight / SHIFT
         trainee.c1[:] = net.l1_bias / (QA * SHIFT)
         trainee.w2[:] = net.l2_weight / SHIFT
@@ -182,7 +189,9 @@ def train_step(net: HalfKpTrainee, opt: Adam, feats: np.ndarray, part: Dataset,
 
 
 def export(net: HalfKpTrainee) -> nnue_file.HalfKpNet:
-    """The float network in YaneuraOu's integers (an nn.bin's contents)."""
+    """The float network in YaneuraOu's integers (an nn.bin's contents): 256 wide."""
+    if net.hidden != 256:
+        raise ValueError(f"a network {net.hidden} wide: nn.bin holds halfkp_256x2-32-32")
     def ints(values: np.ndarray, factor: float, low: int, high: int, dtype) -> np.ndarray:
         return np.clip(np.rint(np.asarray(values, np.float64) * factor), low, high).astype(dtype)
     limit = 32767 // (nnue_file.PIECE_SLOTS + 1)     # 38 rows and the bias stay in int16
