@@ -248,7 +248,7 @@ def board_features(board: np.ndarray, hands: np.ndarray) -> np.ndarray:
 
     >>> board = np.zeros((1, 81), np.uint8); board[0, 4 * 9 + 8] = 8; board[0, 4 * 9] = 24
     >>> hands = np.zeros((1, 2, 8), np.uint8); hands[0, 0, 1] = 1        # a black pawn
-    >>> sorted(board_features(board, hands)[0, 0])[-1] - 44 * BONA_PIECES   # 5i's king
+    >>> int(max(board_features(board, hands)[0, 0])) - 44 * BONA_PIECES   # 5i's king
     1
     """
     board = np.asarray(board, dtype=np.int32)

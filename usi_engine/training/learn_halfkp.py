@@ -87,9 +87,9 @@ class HalfKpTrainee:
         if (l1, l2) != (L1, L2):
             raise ValueError(f"halfkp_{hidden}x2-{l1}-{l2}: halfkp_256x2-32-32 is trained")
         trainee = cls.__new__(cls)
-        trainee.ft = net.ft_weight.astype(np.float32) / QA
+        trainee.ft = (net.ft_weight / QA).astype(np.float32)
         trainee.ftf = np.zeros((BONA, hidden), dtype=np.float32)
-        trainee.b1 = net.ft_bias.astype(np.float32) / QA
+        trainee.b1 = (net.ft_bias / QA).astype(np.float32)
         trainee.w1, trainee.c1, trainee.w2, trainee.c2, trainee.w3, trainee.c3 = (
             np.zeros(shape, dtype=np.float32)
             for shape in ((L1, 2 * hidden), L1, (L2, L1), L2, L2, 1))
