@@ -34,7 +34,7 @@ import numpy as np
 from usi_engine.eval import nnue_file
 from usi_engine.training import learn_net
 from usi_engine.training.data import Dataset
-from usi_engine.training.learn_layers import crelu, slope
+from usi_engine.training.learn_layers import accumulators, head_backward, head_forward
 from usi_engine.training.learn_net import (NetConfig, first_layer_gradient, loss_and_grad,
                                            run_learner)
 from usi_engine.training.optim import Adam
@@ -48,8 +48,6 @@ SHIFT = 1 << nnue_file.WEIGHT_SCALE_BITS
 FV_SCALE = 16
 LAYER_LIMIT = 127 / SHIFT
 OUT_LIMIT = 127 * QA / FV_SCALE
-#: Samples gathered at a time in the forward pass (bounds its memory: 38 rows each).
-GATHER_CHUNK = 1024
 
 
 def features(part: Dataset) -> np.ndarray:
@@ -116,54 +114,18 @@ class HalfKpTrainee:
         np.clip(self.w3, -OUT_LIMIT, OUT_LIMIT, out=self.w3)
 
 
-def accumulators(net: HalfKpTrainee, table: np.ndarray, feats: np.ndarray) -> list[np.ndarray]:
-    """Both views' accumulators [n, hidden] (black's, white's), gathered in chunks."""
-    out = []
-    for view in (0, 1):
-        acc = np.empty((len(feats), net.hidden), dtype=np.float32)
-        for start in range(0, len(feats), GATHER_CHUNK):
-            rows = feats[start:start + GATHER_CHUNK, view]
-            acc[start:start + len(rows)] = table[rows].sum(axis=1)
-        out.append(acc + net.b1)
-    return out
-
-
 def forward(net: HalfKpTrainee, table: np.ndarray, feats: np.ndarray, side: np.ndarray):
     """Scores for the side to move and what the backward pass needs."""
-    acc = accumulators(net, table, feats)
-    black = (side == 0)[:, None]
-    us = np.where(black, acc[0], acc[1])
-    them = np.where(black, acc[1], acc[0])
-    x = np.concatenate([crelu(us), crelu(them)], axis=1)
-    z1 = x @ net.w1.T + net.c1
-    h1 = crelu(z1)
-    z2 = h1 @ net.w2.T + net.c2
-    h2 = crelu(z2)
-    return h2 @ net.w3 + net.c3[0], (us, them, x, z1, h1, z2, h2)
+    return head_forward(net, accumulators(net, table, feats), side)
 
 
 def backward(net: HalfKpTrainee, feats: np.ndarray, side: np.ndarray, saved, g: np.ndarray
              ) -> list[np.ndarray]:
     """Gradients of the mean loss, in the order of `HalfKpTrainee.params`."""
-    us, them, x, z1, h1, z2, h2 = saved
     g = (g / len(g)).astype(np.float32)
-    h = net.hidden
-    gw3 = h2.T @ g
-    gc3 = np.array([g.sum()], dtype=np.float32)
-    dz2 = g[:, None] * net.w3 * slope(z2)
-    gw2 = dz2.T @ h1
-    gc2 = dz2.sum(axis=0)
-    dz1 = (dz2 @ net.w2) * slope(z1)
-    gw1 = dz1.T @ x
-    gc1 = dz1.sum(axis=0)
-    dx = dz1 @ net.w1
-    gus = dx[:, :h] * slope(us)
-    gthem = dx[:, h:] * slope(them)
-    black = (side == 0)[:, None]
-    gacc = (np.where(black, gus, gthem), np.where(black, gthem, gus))
-    gb1 = (gacc[0] + gacc[1]).sum(axis=0)
+    (gw1, gc1, gw2, gc2, gw3, gc3), gb1, gacc = head_backward(net, side, saved, g)
     gft = first_layer_gradient(feats, gacc, ROWS)
-    gftf = gft.reshape(KINGS, BONA, h).sum(axis=0)
+    gftf = gft.reshape(KINGS, BONA, net.hidden).sum(axis=0)
     return [gft, gftf, gb1, gw1, gc1, gw2, gc2, gw3, gc3]
 
 

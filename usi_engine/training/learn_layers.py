@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -115,8 +115,9 @@ class LayersNet:
         self.ftf[F] = 0
 
 
-def accumulators(net: LayersNet, table: np.ndarray, features: np.ndarray) -> list[np.ndarray]:
-    """Both views' accumulators [n, hidden] (black's, white's), gathered in chunks."""
+def accumulators(net: Any, table: np.ndarray, features: np.ndarray) -> list[np.ndarray]:
+    """Both views' accumulators [n, hidden] (black's, white's), gathered in chunks
+    (`net`: anything with `hidden` and the bias `b1`)."""
     out = []
     for view in (0, 1):
         acc = np.empty((len(features), net.hidden), dtype=np.float32)
@@ -127,9 +128,10 @@ def accumulators(net: LayersNet, table: np.ndarray, features: np.ndarray) -> lis
     return out
 
 
-def forward(net: LayersNet, table: np.ndarray, features: np.ndarray, side: np.ndarray):
-    """Scores for the side to move and what the backward pass needs."""
-    acc = accumulators(net, table, features)
+def head_forward(net, acc: list[np.ndarray], side: np.ndarray):
+    """The two clipped-ReLU layers over both accumulators (the side to move's first)
+    and the output w3 . h2 + c3, with what head_backward needs (`net`: this module's
+    LayersNet or learn_halfkp's network: w1, c1, w2, c2, w3, c3)."""
     black = (side == 0)[:, None]
     us = np.where(black, acc[0], acc[1])
     them = np.where(black, acc[1], acc[0])
@@ -138,16 +140,13 @@ def forward(net: LayersNet, table: np.ndarray, features: np.ndarray, side: np.nd
     h1 = crelu(z1)
     z2 = h1 @ net.w2.T + net.c2
     h2 = crelu(z2)
-    kpv = net.kp[features[:, 0]].sum(axis=1) - net.kp[features[:, 1]].sum(axis=1)
-    v = np.where(side == 0, kpv, -kpv) + h2 @ net.w3 + net.c3[0]
-    return v, (us, them, x, z1, h1, z2, h2)
+    return h2 @ net.w3 + net.c3[0], (us, them, x, z1, h1, z2, h2)
 
 
-def backward(net: LayersNet, features: np.ndarray, side: np.ndarray, saved, g: np.ndarray
-             ) -> list[np.ndarray]:
-    """Gradients of the mean loss, in the order of `LayersNet.params`."""
+def head_backward(net, side: np.ndarray, saved, g: np.ndarray):
+    """Gradients of w1, c1, w2, c2, w3, c3 and b1, and of both accumulators (black's,
+    white's), for per-position output gradients g (already divided by the batch)."""
     us, them, x, z1, h1, z2, h2 = saved
-    g = (g / len(g)).astype(np.float32)
     h = net.hidden
     gw3 = h2.T @ g
     gc3 = np.array([g.sum()], dtype=np.float32)
@@ -163,6 +162,22 @@ def backward(net: LayersNet, features: np.ndarray, side: np.ndarray, saved, g: n
     black = (side == 0)[:, None]
     gacc = (np.where(black, gus, gthem), np.where(black, gthem, gus))
     gb1 = (gacc[0] + gacc[1]).sum(axis=0)
+    return [gw1, gc1, gw2, gc2, gw3, gc3], gb1, gacc
+
+
+def forward(net: LayersNet, table: np.ndarray, features: np.ndarray, side: np.ndarray):
+    """Scores for the side to move and what the backward pass needs."""
+    out, saved = head_forward(net, accumulators(net, table, features), side)
+    kpv = net.kp[features[:, 0]].sum(axis=1) - net.kp[features[:, 1]].sum(axis=1)
+    return np.where(side == 0, kpv, -kpv) + out, saved
+
+
+def backward(net: LayersNet, features: np.ndarray, side: np.ndarray, saved, g: np.ndarray
+             ) -> list[np.ndarray]:
+    """Gradients of the mean loss, in the order of `LayersNet.params`."""
+    g = (g / len(g)).astype(np.float32)
+    h = net.hidden
+    (gw1, gc1, gw2, gc2, gw3, gc3), gb1, gacc = head_backward(net, side, saved, g)
     gft = first_layer_gradient(features, gacc, W + 1)
     gft[W] = 0
     gftf = np.zeros_like(net.ftf)
