@@ -44,15 +44,21 @@ def test_accumulators_kept_move_by_move_equal_a_fresh_sum(network):
     assert min(seen.values()) > 0, seen
 
 
-def test_the_portable_kernels_give_the_avx2_kernels_value(network):
+def _portable_and_avx2_values(network):
+    """The positions' values with the portable kernels, then with AVX2."""
     chosen = kp.simd()
     try:
         kp.use_avx2(False)
         portable = [network.evaluate(sfen) for sfen in POSITIONS]
         kp.use_avx2(True)
-        assert [network.evaluate(sfen) for sfen in POSITIONS] == portable
+        return portable, [network.evaluate(sfen) for sfen in POSITIONS]
     finally:
         kp.use_avx2(chosen == "avx2")
+
+
+def test_the_portable_kernels_give_the_avx2_kernels_value(network):
+    portable, avx2 = _portable_and_avx2_values(network)
+    assert avx2 == portable
 
 
 def test_a_halfkp_network_says_its_head_and_has_no_table(network):
@@ -87,15 +93,8 @@ def test_a_wider_shape_s_accumulators_kept_move_by_move_equal_a_fresh_sum(wide):
 
 
 def test_a_wider_shape_s_portable_kernels_give_the_avx2_value(wide):
-    _, network = wide
-    chosen = kp.simd()
-    try:
-        kp.use_avx2(False)
-        portable = [network.evaluate(sfen) for sfen in POSITIONS]
-        kp.use_avx2(True)
-        assert [network.evaluate(sfen) for sfen in POSITIONS] == portable
-    finally:
-        kp.use_avx2(chosen == "avx2")
+    portable, avx2 = _portable_and_avx2_values(wide[1])
+    assert avx2 == portable
 
 
 def test_a_shape_yaneuraou_s_builds_do_not_read_is_refused_by_name():
