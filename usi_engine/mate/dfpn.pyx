@@ -288,6 +288,8 @@ cdef bint mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int bound
     for i in range(n):
         kids[i].move = moves[i]
         kids[i].key = pos_board_key_after(p, moves[i])
+        tt_prefetch(s, kids[i].key)
+    for i in range(n):
         kids[i].hand = child_hand(p, moves[i], hand, or_node)
         initial_estimate(p, moves[i], or_node, &kids[i])
         kids[i].fresh = not _look_child(s, &kids[i], path_key, bound)

@@ -7,12 +7,14 @@ from usi_engine.core.types cimport *
 from usi_engine.core.bitboard cimport *
 from usi_engine.core.position cimport (Pos, hand_unit, hand_count, HAND_FIELD, HAND_SHIFT)
 from usi_engine.core.control cimport Control
+from usi_engine.core.tt cimport USI_PREFETCH
 
 cdef enum:
     BUCKET = 8
     FLAG_PATH = 1            # the disproof relies on a repetition on this path
     FLAG_TRUNCATED = 2       # ... or on a line cut off at the depth limit
     REP_SLOTS = 1 << 20      # path-keyed table of path-dependent disproofs
+    REP_FILTER_BITS = 1 << 20    # its filter (128 KB, stays in cache)
     ARENA_SIZE = 1 << 18     # children of every node on the current path
     PATH_SLOTS = 1 << 14     # open-addressed set of (board, hand) on the current path
     MAX_PATH = 4000
@@ -72,6 +74,7 @@ cdef struct Solver:
     int path_depth
     uint64_t* rep            # path keys of nodes disproved through their path
     uint8_t* rep_flags
+    uint64_t* rep_filter     # a bit per path-key hash: most lookups find it clear
     int rep_count
     Control ctl              # nodes, limits, stop, deadlines, progress
     bint overflow
@@ -82,6 +85,17 @@ cdef struct Solver:
     int max_ply
     bint published           # useless interpositions are not counted in the line
     uint64_t path_salt       # makes each sub-search's root path key new
+
+
+cdef inline void tt_prefetch(const Solver* s, uint64_t key) noexcept nogil:
+    """Start loading the bucket of a board key (its 4 cache lines) before tt_look reads
+    it: a node's children are looked up one after another, each a miss otherwise."""
+    cdef const char* b = <const char*>&s.table[
+        (<uint64_t>(((<bb_t>key) * s.buckets) >> 64)) * BUCKET]
+    USI_PREFETCH(b)
+    USI_PREFETCH(b + 64)
+    USI_PREFETCH(b + 128)
+    USI_PREFETCH(b + 192)
 
 
 # ---- threshold arithmetic ----------------------------------------------------------

@@ -39,8 +39,9 @@ cdef int solver_init(Solver* s) noexcept nogil:
     s.path = <uint64_t*>calloc(PATH_SLOTS, sizeof(uint64_t))
     s.rep = <uint64_t*>calloc(REP_SLOTS, sizeof(uint64_t))
     s.rep_flags = <uint8_t*>calloc(REP_SLOTS, sizeof(uint8_t))
+    s.rep_filter = <uint64_t*>calloc(REP_FILTER_BITS // 64, sizeof(uint64_t))
     if (s.arena == NULL or s.path == NULL or s.move_arena == NULL
-            or s.rep == NULL or s.rep_flags == NULL):
+            or s.rep == NULL or s.rep_flags == NULL or s.rep_filter == NULL):
         return -1
     return 0
 
@@ -51,11 +52,13 @@ cdef void solver_free(Solver* s) noexcept nogil:
     free(s.path)
     free(s.rep)
     free(s.rep_flags)
+    free(s.rep_filter)
     s.arena = NULL
     s.move_arena = NULL
     s.path = NULL
     s.rep = NULL
     s.rep_flags = NULL
+    s.rep_filter = NULL
 
 
 cdef void table_attach(Solver* s, void* memory, size_t bytes) noexcept nogil:
@@ -277,6 +280,9 @@ cdef void path_remove(Solver* s, uint64_t id) noexcept nogil:
 cdef int rep_flags_of(Solver* s, uint64_t path_key) noexcept nogil:
     """Flags of a path-dependent disproof recorded for this exact path, 0 if none."""
     cdef uint32_t i = <uint32_t>(path_key >> 44) & (REP_SLOTS - 1)
+    cdef uint32_t bit = <uint32_t>(path_key >> 8) & (REP_FILTER_BITS - 1)
+    if not (s.rep_filter[bit >> 6] >> (bit & 63)) & 1:
+        return 0        # (the table itself is far out of cache)
     while s.rep[i]:
         if s.rep[i] == path_key:
             return s.rep_flags[i]
@@ -285,11 +291,14 @@ cdef int rep_flags_of(Solver* s, uint64_t path_key) noexcept nogil:
 
 
 cdef void rep_add(Solver* s, uint64_t path_key, int flags) noexcept nogil:
-    cdef uint32_t i
+    cdef uint32_t i, bit
     if s.rep_count >= REP_SLOTS * 3 // 4:
         # forgetting only costs a re-search: the node is expanded again on this path
         memset(s.rep, 0, REP_SLOTS * sizeof(uint64_t))
+        memset(s.rep_filter, 0, REP_FILTER_BITS // 8)
         s.rep_count = 0
+    bit = <uint32_t>(path_key >> 8) & (REP_FILTER_BITS - 1)
+    s.rep_filter[bit >> 6] |= (<uint64_t>1) << (bit & 63)
     i = <uint32_t>(path_key >> 44) & (REP_SLOTS - 1)
     while s.rep[i] and s.rep[i] != path_key:
         i = (i + 1) & (REP_SLOTS - 1)
