@@ -247,7 +247,8 @@ def test_solve_accepts_every_keyword_of_its_type_stub(solver):
                  if isinstance(node, ast.FunctionDef) and node.name == "solve")
     names = [a.arg for a in solve.args.args[2:]]
     defaults = {"time_ms": 1000, "nodes": 0, "on_info": None, "shortest": True,
-                "clear_stop": True, "published": True}
+                "clear_stop": True, "published": True, "upper_bound": False,
+                "defender_first": False}
     assert names == list(defaults)
     result = solver.solve(Position(MATE_IN_1), **defaults)
     assert result.usi() == "checkmate G*5b"

@@ -47,6 +47,8 @@ EXPECTED_DEFAULTS = [
     ("EvalFile", "filename", "", None, None),
     ("FV_SCALE", "spin", 16, 1, 128),
     ("MateLength", "combo", "published", None, None),
+    ("PostSearchLevel", "combo", "MinLength", None, None),
+    ("RootIsAndNodeIfChecked", "check", True, None, None),
     ("MateCheck", "check", False, None, None),
     ("USI_OwnBook", "check", True, None, None),
     ("BookFile", "filename", "standard_book.db", None, None),

@@ -714,6 +714,7 @@ def test_go_mate_answers_exactly_one_checkmate_line(engine):
 TSUME_13 = "position sfen 4RB1k1/5s3/7n1/5s1LP/9/7r1/9/9/6K2 b b4g2s3n3l17p 1"   # Karolina
 NO_CHECK = "position sfen 4k4/9/9/9/9/9/9/9/4K4 b 2r2b4g4s4n4l18p 1"
 HARD_TSUME = "position sfen 9/9/9/9/9/9/9/6k2/9 b 4G4SNL3P2r2b3n3l15p 1"
+ATTACKER_IN_CHECK = "position sfen 8k/6S2/6KgG/9/8N/9/9/9/9 b - 1"   # the knight mates on 2c
 
 
 def test_go_mate_replies_with_a_verified_mating_line(engine):
@@ -746,6 +747,37 @@ def test_mate_check_says_each_flaw_before_the_checkmate_line(engine):
 def test_go_mate_without_a_check_is_nomate(engine):
     engine.send(NO_CHECK, "go mate 1000")
     assert engine.expect("checkmate", timeout=3).text == "checkmate nomate"
+
+
+def test_go_nodes_mate_stops_at_its_nodes(engine):
+    engine.send(HARD_TSUME, "go nodes 5000 mate 60000")
+    lines = [line.text for line in engine.read_until("checkmate", timeout=20)]
+    nodes = int(lines[-2].split(" nodes ")[1].split()[0])
+    assert lines[-1] == "checkmate timeout" and 5000 <= nodes < 5000 + 1024
+
+
+def test_go_mate_lets_a_side_in_check_defend_first_or_attack(engine):
+    engine.send(ATTACKER_IN_CHECK, "go mate 5000")
+    assert engine.expect("checkmate", timeout=8).text == "checkmate nomate"   # it defends
+    engine.send("setoption name RootIsAndNodeIfChecked value false", ATTACKER_IN_CHECK,
+                "go mate 5000")
+    assert engine.expect("checkmate", timeout=8).text == "checkmate 1e2c"
+
+
+def test_go_mate_of_the_defender_to_move_scores_its_mate_negative(engine):
+    engine.send("position sfen 3sks3/4+B4/4S4/9/9/9/9/9/9 w S2rb4g4n4l18p 2", "go mate 5000")
+    lines = [line.text for line in engine.read_until("checkmate", timeout=8)]
+    assert lines[-1] == "checkmate 4a5b S*4b"
+    assert [line for line in lines if line.startswith("info time")][-1].endswith(
+        " score mate -2 pv 4a5b S*4b")
+
+
+def test_post_search_level_none_answers_its_first_mate_unproven(engine):
+    engine.send("setoption name PostSearchLevel value None", TSUME_13, "go mate 10000")
+    lines = [line.text for line in engine.read_until("checkmate", timeout=12)]
+    assert "not proven shortest" in lines[-2]
+    assert is_checkmate_after("4RB1k1/5s3/7n1/5s1LP/9/7r1/9/9/6K2 b b4g2s3n3l17p 1",
+                              lines[-1].split()[1:])
 
 
 @pytest.mark.timing

@@ -97,10 +97,15 @@ def test_search_sees_the_handicap_declaration_only_under_the_h_rule(searcher):
 # -- the protocol -------------------------------------------------------------------------------
 def run(*lines: str, wait: float = 0.0) -> list[str]:
     """Feed lines to an in-process engine (without its book, so that the start
-    position is searched); then wait for its bestmove (or `wait` s)."""
+    position is searched), each position or go after the bestmove of the go before,
+    as a GUI does; then wait for the last bestmove (or `wait` s)."""
     out = io.BytesIO()
     engine = UsiEngine(out)
     for line in ("setoption name BookFile value no_book", *lines):
+        earlier = engine._job
+        if (line.startswith(("position", "go")) and earlier is not None
+                and not earlier.waits_for_release):
+            earlier.done.wait(30)
         engine.handle_line(line)
         if line.startswith("isready"):
             engine._hash.wait()

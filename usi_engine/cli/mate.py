@@ -64,11 +64,11 @@ def cmd_mate(args: argparse.Namespace) -> int:
     except MemoryError as exc:
         return fail(f"--hash {args.hash}: {exc}")
     if args.suite is None:
-        result = solver.solve(position, time_ms=args.time_ms, published=not args.strict)
+        result = solver.solve(position, **_solve_options(args, position))
         print(result.usi())
         if result.status == "mate":
             print("# " + length_note(result))
-            if args.check:
+            if args.check and len(result.pv) % 2 == 1:     # (not a defender-first line)
                 from usi_engine.mate.check import check_composition, report_lines
                 report = check_composition(position, result.pv, nodes=args.check_nodes,
                                            solver=solver)
@@ -92,7 +92,7 @@ def cmd_mate(args: argparse.Namespace) -> int:
                 continue
             progress_note(f"solving {name} ({number}/{len(problems)})")
             solver.clear()
-            result = solver.solve(position, time_ms=args.time_ms, published=not args.strict)
+            result = solver.solve(position, **_solve_options(args, position))
             plies = len(result.pv) if result.status == "mate" else 0
             solved += result.status == "mate"
             exact += result.status == "mate" and plies == published
@@ -118,12 +118,22 @@ def cmd_mate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _solve_options(args: argparse.Namespace, position: Any) -> dict[str, Any]:
+    """MateSolver.solve's options from the command line's, for this position."""
+    from usi_engine.mate.solver import defender_moves_first
+    return dict(time_ms=args.time_ms, nodes=args.nodes, published=not args.strict,
+                shortest=args.post_search != "None",
+                upper_bound=args.post_search == "UpperBound",
+                defender_first=defender_moves_first(position, not args.checked_side_attacks))
+
+
 def add_mate_parser(sub: "argparse._SubParsersAction[Any]") -> None:
     """The ``mate`` command's arguments."""
     from usi_engine.mate.suites import STRICT_MARK
     mate = sub.add_parser(
         "mate", help="solve a tsume: prints the USI checkmate line",
-        description="Solve a tsume (the side to move attacks): prints one line as USI's "
+        description="Solve a tsume (the side to move attacks, unless it alone has a "
+                    "king or is in check: see --checked-side-attacks): prints one line as USI's "
                     "'checkmate <moves>', 'checkmate nomate' or 'checkmate timeout', and "
                     "after a mate a line '# mate in N plies: proven shortest, ...' or '... "
                     "not proven shortest ...' (with a time limit the solver may stop before "
@@ -137,6 +147,19 @@ def add_mate_parser(sub: "argparse._SubParsersAction[Any]") -> None:
     mate.add_argument("--time-ms", type=int_in(1, MAX_TIME_MS), default=None, metavar="MS",
                       help="time limit per problem in ms (default: none: the solver runs "
                            "until it proves a mate or that there is none)")
+    mate.add_argument("--nodes", type=int_in(1, 10**15), default=0, metavar="N",
+                      help="node limit per problem (default: none), as 'go nodes N mate'")
+    mate.add_argument("--post-search", choices=("None", "UpperBound", "MinLength"),
+                      default="MinLength",
+                      help="once a mate is found (KomoringHeights' PostSearchLevel): None "
+                           "stops at it, UpperBound at the first line as long as its proof "
+                           "allows, MinLength (default) proves the shortest mate against the "
+                           "longest defence")
+    mate.add_argument("--checked-side-attacks", action="store_true",
+                      help="with both kings and the side to move in check, it attacks "
+                           "(parrying with a check); by default it defends, and the line "
+                           "begins with its reply (as RootIsAndNodeIfChecked true); with one "
+                           "king its owner always defends")
     mate.add_argument("--suite", metavar="FILE",
                       help="solve every problem of a file of 'name | sfen | length' lines")
     mate.add_argument("--hash", type=int_in(1, MAX_HASH_MB), default=256, metavar="MB",

@@ -19,10 +19,10 @@ __all__ = ["length_note"]
 
 def length_note(result: Any) -> str:
     """One line on the length of a mate `result` (a `MateResult` with status 'mate'):
-    proven shortest, or not (a limit came first)."""
+    proven shortest, or not (a limit or the post-search level came first)."""
     plies = len(result.pv)
     if result.shortest:
         return f"mate in {plies} plies: proven shortest, against the longest defence"
-    return (f"mate in {plies} plies: not proven shortest (the limit came before shorter "
-            f"mates were ruled out and the longest defences settled; more time may give "
-            f"another length)")
+    return (f"mate in {plies} plies: not proven shortest (a limit, or a PostSearchLevel "
+            f"other than MinLength, ended the solve before shorter mates were ruled out "
+            f"and the longest defences settled; more time may give another length)")

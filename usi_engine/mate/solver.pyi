@@ -49,13 +49,19 @@ class MateSolver:
         """(entries in use, capacity)."""
     def solve(self, position: Position, time_ms: float | None = None, nodes: int = 0,
               on_info: Callable[[dict], None] | None = None, shortest: bool = True,
-              clear_stop: bool = True, published: bool = True) -> MateResult:
+              clear_stop: bool = True, published: bool = True, upper_bound: bool = False,
+              defender_first: bool = False) -> MateResult:
         """Look for a mate for the side to move (position is not modified).
 
         shortest: prove that no shorter mate exists and settle the longest defences
-        (else: the first mate proved).  published: useless interpositions are not
-        counted, as in published tsume lengths (else: every defence counts).  The line
-        is replayed before it is returned."""
+        (else: the first mate proved); upper_bound: stop at the first line as long as
+        its proof's bound.  published: useless interpositions are not counted, as in
+        published tsume lengths (else: every defence counts).  defender_first: the side
+        to move defends (the line begins with its reply; even length).  nodes bounds
+        the whole solve.  The line is replayed before it is returned."""
+
+def defender_moves_first(position: Position, root_is_and_node_if_checked: bool = True) -> bool:
+    """Whether the side to move defends in a go mate (KomoringHeights' rule)."""
 
 def _set_heuristics(dfpn_plus: bool = True, delay: bool = True, hand_sets: bool = True,
                     weak_sums: bool = False, lookahead: int = 1,

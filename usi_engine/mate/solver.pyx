@@ -23,6 +23,7 @@ without the attacker's king are fine.
     'checkmate G*5b'
 """
 import threading
+import time
 
 from libc.stdint cimport int64_t, uint64_t
 from libc.string cimport memset
@@ -41,9 +42,52 @@ from usi_engine.mate.line cimport exact_line, principal_variation
 
 from usi_engine.mate.dfpn import _set_heuristics
 
-__all__ = ["MateResult", "MateSolver", "_set_heuristics"]
+__all__ = ["MateResult", "MateSolver", "defender_moves_first", "_set_heuristics"]
 
 init_tables()
+
+
+def defender_moves_first(position, bint root_is_and_node_if_checked=True) -> bool:
+    """Whether the side to move is the defender of a `go mate` (the solve's
+    defender_first), as KomoringHeights decides: not if it has no king; if the
+    opponent has none; else if it is in check and root_is_and_node_if_checked (with
+    both kings and a check, either side could be the attacker).
+
+    >>> from usi_engine.core.position import Position
+    >>> defender_moves_first(Position("4k4/9/4P4/9/9/9/9/9/9 b G 1"))
+    False
+    >>> defender_moves_first(Position("4k4/9/4P4/9/9/9/9/9/9 w G 1"))
+    True
+    """
+    us = position.turn
+    if position.king_square(us) < 0:
+        return False
+    if position.king_square(us ^ 1) < 0:
+        return True
+    return root_is_and_node_if_checked and position.is_check()
+
+
+def _is_drop(int move) -> bool:
+    return move_is_drop(move)
+
+
+def _taken_at_once(int drop, int reply) -> bool:
+    """A drop that the next move captures."""
+    return move_is_drop(drop) and move_to(drop) == move_to(reply)
+
+
+def _after_reply(on_info, int reply):
+    """The progress callback of the solve after the defender's first reply: its lines
+    begin with that reply, and their score is the side to move's, mated (negative)."""
+    if on_info is None:
+        return None
+
+    def report(info):
+        if "pv" in info:
+            info = dict(info, pv=[reply] + list(info["pv"]),
+                        score_mate=-(info["score_mate"] + 1))
+        on_info(info)
+    return report
 
 
 class MateResult:
@@ -59,10 +103,11 @@ class MateResult:
         self.shortest = bool(shortest)
 
     def usi(self) -> str:
-        """The USI reply: 'checkmate m1 ... mn', 'checkmate nomate' or 'checkmate timeout'."""
+        """The USI reply: 'checkmate m1 ... mn', 'checkmate nomate' or 'checkmate timeout'
+        ('checkmate' alone: a defender-first solve whose side to move is already mated)."""
         from usi_engine.core.position import move_to_usi
         if self.status == "mate":
-            return "checkmate " + " ".join(move_to_usi(m) for m in self.pv)
+            return " ".join(["checkmate"] + [move_to_usi(m) for m in self.pv])
         return "checkmate " + self.status
 
     def __repr__(self):
@@ -159,7 +204,8 @@ cdef class MateSolver:
         return {"nodes": self.s.ctl.nodes, "path_disproofs": self.s.path_disproofs,
                 "contradictions": self.s.contradictions,
                 "truncations": self.s.truncations,
-                "lookahead_proofs": self.s.lookahead_proofs}
+                "lookahead_proofs": self.s.lookahead_proofs,
+                "repetition_entries": self.s.rep_count}
 
     def _contradictions(self) -> int:
         """Pairs of a proof and an unbounded disproof of one board whose hands overlap:
@@ -224,15 +270,27 @@ cdef class MateSolver:
 
     def solve(self, Position position not None, time_ms=None, long long nodes=0,
               on_info=None, bint shortest=True, bint clear_stop=True,
-              bint published=True) -> MateResult:
+              bint published=True, bint upper_bound=False,
+              bint defender_first=False) -> MateResult:
         """Look for a mate for the side to move; position is not modified.
 
         With shortest=True, once a mate of length L is proved the solver looks for one
         of L - 2 plies, and so on until that fails or time runs out; the answer is the
-        shortest line proved, against the longest defence.  With published=True the
-        line passes over useless interpositions as published tsume lengths do; with
-        False every defence counts (strict minimax).  Ctrl-C (on the main thread)
-        raises KeyboardInterrupt within a few milliseconds."""
+        shortest line proved, against the longest defence.  With upper_bound as well,
+        it stops at the first line as long as the length its proof bounds (never
+        shorter than the mate, not proven shortest: KomoringHeights' PostSearchLevel
+        UpperBound); shortest=False stops at the first mate found (its None).  With
+        published=True the line passes over useless interpositions as published tsume
+        lengths do; with False every defence counts (strict minimax).  The side to
+        move may start in check (its first move then parries it with a check).  With
+        defender_first the side to move defends: the line begins with its reply and
+        has even length (an empty line: it is already mated; see
+        `defender_moves_first`).  `nodes` (0: none) bounds the nodes of the whole
+        solve.  Ctrl-C (on the main thread) raises KeyboardInterrupt within a few
+        milliseconds."""
+        if defender_first:
+            return self._solve_defender_first(position, time_ms, nodes, on_info, shortest,
+                                              clear_stop, published, upper_bound)
         if self.s.table == NULL:
             self.set_hash(64)
         if self.memory.last_writer != self.writer:
@@ -240,13 +298,52 @@ cdef class MateSolver:
         self.memory.last_writer = self.writer
         try:
             return self._solve(position, time_ms, nodes, on_info, shortest, clear_stop,
-                               published)
+                               published, upper_bound)
         finally:
             self.on_info = None
             ctl_raise_pending(&self.s.ctl)
 
+    def _solve_defender_first(self, Position position, time_ms, long long nodes, on_info,
+                              bint shortest, bint clear_stop, bint published,
+                              bint upper_bound):
+        """Every reply of the side to move, each followed by the opponent's mate: mate
+        if all are mated (the longest, as published: a drop taken at once does not
+        count), else nomate or timeout."""
+        started = time.monotonic()
+        replies = position.legal_moves()
+        total_nodes = 0
+        proven = True
+        longest = None          # (published length, a non-drop, line)
+        for k, reply in enumerate(replies):
+            used_ms = int((time.monotonic() - started) * 1000)
+            if (time_ms is not None and used_ms >= time_ms) or (nodes and total_nodes >= nodes):
+                return MateResult("timeout", (), total_nodes, used_ms)
+            child = position.copy()
+            child.push(reply)
+            result = self.solve(
+                child, time_ms=None if time_ms is None else time_ms - used_ms,
+                nodes=nodes - total_nodes if nodes else 0,
+                on_info=_after_reply(on_info, reply), shortest=shortest,
+                clear_stop=clear_stop and k == 0, published=published,
+                upper_bound=upper_bound)
+            total_nodes += result.nodes
+            if result.status != "mate":
+                return MateResult(result.status, (), total_nodes,
+                                  int((time.monotonic() - started) * 1000))
+            proven = proven and result.shortest
+            line = [reply] + result.pv
+            length = len(line)
+            if published and _taken_at_once(reply, result.pv[0]):
+                length -= 2         # a useless interposition and its capture
+            key = (length, not _is_drop(reply), line)
+            if longest is None or key[:2] > longest[:2]:
+                longest = key
+        elapsed = int((time.monotonic() - started) * 1000)
+        return MateResult("mate", longest[2] if longest else (), total_nodes, elapsed,
+                          shortest and proven)
+
     def _solve(self, Position position, time_ms, long long nodes, on_info, bint shortest,
-               bint clear_stop, bint published):
+               bint clear_stop, bint published, bint upper_bound):
         cdef Solver* s = &self.s
         cdef int length, status
         s.published = published
@@ -264,8 +361,6 @@ cdef class MateSolver:
         s.overflow = False
         s.max_ply = s.pos.sp + MAX_PATH
         self.best_length = 0
-        if in_check(&s.pos):
-            return MateResult("nomate")     # the attacker must not start in check
         status = prove_root(s, UNBOUNDED, &length)
         if status != 1:
             elapsed = ctl_elapsed_ms(&s.ctl)
@@ -277,6 +372,8 @@ cdef class MateSolver:
             self._found(pv, f"mate in {len(pv)} found; looking for a shorter one"
                         if shortest and len(pv) > 1 else "")
         proved = length
+        if upper_bound and pv is not None and len(pv) == proved:
+            return MateResult("mate", pv, s.ctl.nodes, ctl_elapsed_ms(&s.ctl), False)
         # then shorter mates, until 60% of the time; the line with the longest
         # defence settled, until 85%; else the line as the table's lengths say
         shorten = self._phase_deadline(time_ms, 60)
@@ -291,6 +388,8 @@ cdef class MateSolver:
             if shorter is not None:
                 pv = shorter
                 self._found(pv, f"mate in {len(pv)} found; looking for a shorter one")
+                if upper_bound and len(pv) == proved:
+                    return MateResult("mate", pv, s.ctl.nodes, ctl_elapsed_ms(&s.ctl), False)
             no_shorter = proved <= 1
         line = None
         settled = False

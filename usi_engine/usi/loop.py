@@ -967,26 +967,34 @@ class UsiEngine:
             job.stopper = solver.stop
             job.searching = True
             stopped_early = job.stopped
-        published = job.options["MateLength"] == "published"
+        from usi_engine.mate.solver import defender_moves_first
+        level = job.options["PostSearchLevel"]
+        ways = dict(published=job.options["MateLength"] == "published",
+                    shortest=level != "None", upper_bound=level == "UpperBound",
+                    defender_first=defender_moves_first(
+                        job.position, bool(job.options["RootIsAndNodeIfChecked"])))
         if stopped_early:
             # stop (or quit) came before the solver began: a small bounded proof still
             # answers a short mate, as a stopped search still gives a move
             result = solver.solve(job.position, nodes=STOPPED_EARLY_MATE_NODES,
-                                  clear_stop=False, published=published)
+                                  clear_stop=False, **ways)
         else:
-            result = solver.solve(job.position, time_ms=limit, on_info=on_info,
-                                  clear_stop=False, published=published)
+            # go nodes N mate ..., or NodesLimit: a bound on the whole solve
+            result = solver.solve(job.position, time_ms=limit, nodes=job.clock.plan.nodes or 0,
+                                  on_info=on_info, clear_stop=False, **ways)
         final: dict[str, Any] = {
             "nodes": result.nodes, "time_ms": result.time_ms,
             "nps": result.nodes * 1000 // result.time_ms if result.time_ms else result.nodes,
             "hashfull": solver.hashfull()}
         if result.status == "mate":
-            final.update(score_mate=len(result.pv), pv=list(result.pv))
+            # (negative when the side to move is the one mated)
+            final.update(score_mate=-len(result.pv) if ways["defender_first"] else len(result.pv),
+                         pv=list(result.pv))
         lines = [format_mate_info(final)]
         if result.status == "mate":
             from usi_engine.mate.report import length_note
             lines.append("info string " + length_note(result))   # proven shortest or not
-            if job.options["MateCheck"] and not stopped_early:
+            if job.options["MateCheck"] and not stopped_early and not ways["defender_first"]:
                 from usi_engine.mate.check import check_composition, report_lines
                 report = check_composition(job.position, result.pv, solver=solver,
                                            clear_stop=False)

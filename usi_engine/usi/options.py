@@ -320,6 +320,15 @@ DEFAULT_OPTIONS: tuple[OptionSpec, ...] = (
           "collections: useless interpositions, blocks captured at once that do not make "
           "the mate longer, are not counted) or strict (every defence counts, as some tsume "
           "benchmarks do; the same as usi-engine mate --strict)"),
+    combo("PostSearchLevel", "MinLength", ("None", "UpperBound", "MinLength"),
+          "how far go mate searches once it has a mate (KomoringHeights' names): None "
+          "stops at the first mate (it may be longer than the shortest), UpperBound at "
+          "the first line as long as its proof allows (never too short, not proven "
+          "shortest), MinLength proves the shortest mate against the longest defence"),
+    check("RootIsAndNodeIfChecked", True,
+          "go mate with both kings on the board and the side to move in check: the side "
+          "to move defends (the line begins with its reply; with one king, its owner "
+          "always defends), else it attacks and parries the check with a check"),
     check("MateCheck", False,
           "after go mate finds a mate, check the composition (as usi-engine mate --check): "
           "other mates on the main line, longer defences and equal variations, each an info "
