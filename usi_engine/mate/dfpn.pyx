@@ -503,12 +503,14 @@ cdef int prove_root(Solver* s, int bound, int* length) noexcept:
     # a fresh root path key instead of clearing the 8 MB repetition table: that
     # clearing was most of the time of a short mate's re-searches
     s.path_salt += 1
+    rep_forget_stale(s)
     return prove_here(s, True, bound, path_key_after(s.path_salt, ROOT_PATH_KEY), length)
 
 
 cdef int prove_sub(Solver* s, bint or_node, int bound, int* length) noexcept:
     """prove_here below the root (the path so far stays on the path)."""
     s.path_salt += 1
+    rep_forget_stale(s)
     return prove_here(s, or_node, bound, path_key_after(s.path_salt, 0), length)
 
 

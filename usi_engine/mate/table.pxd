@@ -233,4 +233,5 @@ cdef bint path_contains(Solver* s, uint64_t id) noexcept nogil
 cdef void path_add(Solver* s, uint64_t id) noexcept nogil
 cdef void path_remove(Solver* s, uint64_t id) noexcept nogil
 cdef int rep_flags_of(Solver* s, uint64_t path_key) noexcept nogil
+cdef void rep_forget_stale(Solver* s) noexcept nogil
 cdef void rep_add(Solver* s, uint64_t path_key, int flags) noexcept nogil

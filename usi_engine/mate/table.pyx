@@ -290,6 +290,16 @@ cdef int rep_flags_of(Solver* s, uint64_t path_key) noexcept nogil:
     return 0
 
 
+cdef void rep_forget_stale(Solver* s) noexcept nogil:
+    """At a new path salt every recorded path key is out of reach; once they are many,
+    drop them, before they fill the filter and lengthen the probe chains (the
+    shortening and settling phases run thousands of sub-searches)."""
+    if s.rep_count >= REP_SLOTS // 16:
+        memset(s.rep, 0, REP_SLOTS * sizeof(uint64_t))
+        memset(s.rep_filter, 0, REP_FILTER_BITS // 8)
+        s.rep_count = 0
+
+
 cdef void rep_add(Solver* s, uint64_t path_key, int flags) noexcept nogil:
     cdef uint32_t i, bit
     if s.rep_count >= REP_SLOTS * 3 // 4:
