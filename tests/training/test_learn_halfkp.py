@@ -84,6 +84,34 @@ def test_the_backward_pass_matches_finite_differences(dataset):
     assert checked >= 6
 
 
+def test_the_sparse_gradients_are_the_dense_ones_on_the_batch_rows(dataset):
+    cfg = NetConfig()
+    part = dataset.subset(np.arange(30))
+    feats = learn_halfkp.features(part)
+    net = _trained_looking(3, hidden=32)
+    v, saved = learn_halfkp.forward(net, net.first_layer(), feats, part.side)
+    _, g = loss_and_grad(v, part, cfg)
+    dense = learn_halfkp.backward(net, feats, part.side, saved, g)
+    rows, local = learn_halfkp.batch_rows(feats)
+    sparse = learn_halfkp.sparse_gradients(net, rows, local, part.side, saved, g)
+    outside = np.setdiff1d(np.arange(learn_halfkp.ROWS), rows)
+    assert np.array_equal(rows[local], feats) and not dense[0][outside].any()
+    np.testing.assert_allclose(sparse[0], dense[0][rows], rtol=1e-5, atol=1e-9)
+    for s_grad, d_grad in zip(sparse[1:], dense[1:]):
+        np.testing.assert_allclose(s_grad, d_grad, rtol=1e-4, atol=1e-8)
+
+
+def test_a_training_step_changes_only_the_rows_of_its_batch(dataset):
+    cfg = NetConfig(hidden=32)
+    part = dataset.subset(np.arange(20))
+    feats = learn_halfkp.features(part)
+    net = learn_halfkp.HalfKpTrainee(32, np.random.default_rng(1))
+    before = net.ft.copy()
+    learn_halfkp.train_step(net, new_optimizer(net), feats, part, None, cfg, 1.0)
+    changed = np.flatnonzero((net.ft != before).any(axis=1))
+    assert changed.size and set(changed) <= set(np.unique(feats))
+
+
 def test_training_steps_lower_the_loss_on_a_fixed_data_set(dataset):
     cfg = NetConfig(lr=3e-3, out_lr=2.0, hidden=32)
     feats = learn_halfkp.features(dataset)

@@ -129,6 +129,26 @@ def backward(net: HalfKpTrainee, feats: np.ndarray, side: np.ndarray, saved, g: 
     return [gft, gftf, gb1, gw1, gc1, gw2, gc2, gw3, gc3]
 
 
+def batch_rows(feats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first layer's rows a batch uses (sorted, unique) and its features as
+    indices into them: a step reads and changes those rows alone, a few thousand of
+    the 125,388."""
+    rows, local = np.unique(feats, return_inverse=True)
+    return rows, local.reshape(feats.shape)
+
+
+def sparse_gradients(net: HalfKpTrainee, rows: np.ndarray, local: np.ndarray,
+                     side: np.ndarray, saved, g: np.ndarray) -> list[np.ndarray]:
+    """`backward`'s gradients with FT's for `rows` only ([len(rows), hidden]; the rest
+    are zero): FT's row gradients summed by BonaPiece give the factoriser's."""
+    g = (g / len(g)).astype(np.float32)
+    (gw1, gc1, gw2, gc2, gw3, gc3), gb1, gacc = head_backward(net, side, saved, g)
+    gft = first_layer_gradient(local, gacc, len(rows))
+    gftf = np.zeros_like(net.ftf)
+    np.add.at(gftf, rows % BONA, gft)
+    return [gft, gftf, gb1, gw1, gc1, gw2, gc2, gw3, gc3]
+
+
 def evaluate_loss(net: HalfKpTrainee, data: Dataset, cfg: NetConfig) -> float:
     """Mean excess cross-entropy of the float network over a data set."""
     return learn_net.evaluate_loss(net, data, cfg, forward, features)
@@ -140,12 +160,15 @@ def new_optimizer(net: HalfKpTrainee) -> Adam:
 
 def train_step(net: HalfKpTrainee, opt: Adam, feats: np.ndarray, part: Dataset,
                start_kp: None, cfg: NetConfig, decay: float) -> float:
-    """One Adam step on a mini-batch; returns its loss before the step."""
-    v, saved = forward(net, net.first_layer(), feats, part.side)
+    """One Adam step on a mini-batch (sparse in FT: the batch's rows alone); returns
+    its loss before the step."""
+    rows, local = batch_rows(feats)
+    v, saved = forward(net, net.ft[rows] + net.ftf[rows % BONA], local, part.side)
     loss, g = loss_and_grad(v, part, cfg)
-    grads = backward(net, feats, part.side, saved, g)
+    grads = sparse_gradients(net, rows, local, part.side, saved, g)
     lr, out_lr = cfg.lr * decay, cfg.out_lr * decay
-    opt.step(net.params(), grads, [lr, lr, lr, lr, lr, lr, lr, out_lr, out_lr])
+    opt.step(net.params(), grads, [lr, lr, lr, lr, lr, lr, lr, out_lr, out_lr],
+             rows=[rows] + [None] * 8)
     net.clip_to_integers()
     return loss
 

@@ -48,21 +48,44 @@ class Adam:
         self.correct = correct
 
     def step(self, params: Sequence[np.ndarray], grads: Sequence[np.ndarray],
-             lrs: Sequence[float]) -> None:
+             lrs: Sequence[float],
+             rows: Sequence[np.ndarray | None] | None = None) -> None:
         """One step: each of `params` (the arrays given at construction, or arrays of
-        the same shapes) moves in place against its gradient, with its step size."""
-        if not len(params) == len(grads) == len(lrs) == len(self.m):
+        the same shapes) moves in place against its gradient, with its step size.
+
+        `rows` (one entry a parameter, None for a dense one) makes a step sparse: the
+        gradient given holds only those rows (unique indices of the parameter's first
+        axis), and only they and their moments change, as in PyTorch's SparseAdam
+        (lazy Adam: a row's moments decay only at the steps that touch it).
+
+            >>> w = np.zeros((3, 2))
+            >>> Adam([w], eps=1e-12).step([w], [np.ones((1, 2))], [0.5], rows=[np.array([2])])
+            >>> np.round(w, 9).tolist()     # the last row alone: lr * sign(g)
+            [[0.0, 0.0], [0.0, 0.0], [-0.5, -0.5]]
+        """
+        rows = [None] * len(params) if rows is None else rows
+        if not len(params) == len(grads) == len(lrs) == len(self.m) == len(rows):
             raise ValueError(f"{len(self.m)} parameters, got {len(params)} arrays, "
-                             f"{len(grads)} gradients and {len(lrs)} step sizes")
+                             f"{len(grads)} gradients, {len(lrs)} step sizes and "
+                             f"{len(rows)} row sets")
         self.t += 1
         c1 = 1 - BETA1 ** self.t
         c2 = 1 - BETA2 ** self.t
-        for p, g, m, v, lr in zip(params, grads, self.m, self.v, lrs):
-            m *= 0.9
-            m += 0.1 * g
-            v *= 0.999
-            v += 0.001 * g * g
-            if self.correct == "moment":
-                p -= lr * (m / c1) / (np.sqrt(v / c2) + self.eps)
+        for p, g, m, v, lr, index in zip(params, grads, self.m, self.v, lrs, rows):
+            if index is None:
+                self._update(p, g, m, v, lr, c1, c2)
             else:
-                p -= (lr / c1) * m / (np.sqrt(v / c2) + self.eps)
+                pr, mr, vr = p[index], m[index], v[index]
+                self._update(pr, g, mr, vr, lr, c1, c2)
+                p[index], m[index], v[index] = pr, mr, vr
+
+    def _update(self, p: np.ndarray, g: np.ndarray, m: np.ndarray, v: np.ndarray,
+                lr: float, c1: float, c2: float) -> None:
+        m *= 0.9
+        m += 0.1 * g
+        v *= 0.999
+        v += 0.001 * g * g
+        if self.correct == "moment":
+            p -= lr * (m / c1) / (np.sqrt(v / c2) + self.eps)
+        else:
+            p -= (lr / c1) * m / (np.sqrt(v / c2) + self.eps)
