@@ -320,8 +320,11 @@ cdef class MateSolver:
                 return MateResult("timeout", (), total_nodes, used_ms)
             child = position.copy()
             child.push(reply)
+            # each reply its share of the time left, so that the first one's search for
+            # shorter mates does not leave the others none
             result = self.solve(
-                child, time_ms=None if time_ms is None else time_ms - used_ms,
+                child, time_ms=None if time_ms is None
+                else (time_ms - used_ms) // (len(replies) - k),
                 nodes=nodes - total_nodes if nodes else 0,
                 on_info=_after_reply(on_info, reply), shortest=shortest,
                 clear_stop=clear_stop and k == 0, published=published,
