@@ -772,6 +772,13 @@ def test_go_mate_of_the_defender_to_move_scores_its_mate_negative(engine):
         " score mate -2 pv 4a5b S*4b")
 
 
+def test_mate_check_says_it_does_not_check_a_defender_first_line(engine):
+    engine.send("setoption name MateCheck value true",
+                "position sfen 3sks3/4+B4/4S4/9/9/9/9/9/9 w S2rb4g4n4l18p 2", "go mate 5000")
+    lines = [line.text for line in engine.read_until("checkmate", timeout=8)]
+    assert lines[-2].startswith("info string MateCheck: not run, the side to move defends")
+
+
 def test_post_search_level_none_answers_its_first_mate_unproven(engine):
     engine.send("setoption name PostSearchLevel value None", TSUME_13, "go mate 10000")
     lines = [line.text for line in engine.read_until("checkmate", timeout=12)]

@@ -68,7 +68,10 @@ def cmd_mate(args: argparse.Namespace) -> int:
         print(result.usi())
         if result.status == "mate":
             print("# " + length_note(result))
-            if args.check and len(result.pv) % 2 == 1:     # (not a defender-first line)
+            if args.check and len(result.pv) % 2 == 0:
+                print("# --check: not run, the side to move defends (a composition's "
+                      "check starts with the attacker's move)")
+            elif args.check:
                 from usi_engine.mate.check import check_composition, report_lines
                 report = check_composition(position, result.pv, nodes=args.check_nodes,
                                            solver=solver)

@@ -994,7 +994,10 @@ class UsiEngine:
         if result.status == "mate":
             from usi_engine.mate.report import length_note
             lines.append("info string " + length_note(result))   # proven shortest or not
-            if job.options["MateCheck"] and not stopped_early and not ways["defender_first"]:
+            if job.options["MateCheck"] and ways["defender_first"]:
+                lines.append("info string MateCheck: not run, the side to move defends "
+                             "(a composition's check starts with the attacker's move)")
+            elif job.options["MateCheck"] and not stopped_early:
                 from usi_engine.mate.check import check_composition, report_lines
                 report = check_composition(job.position, result.pv, solver=solver,
                                            clear_stop=False)
