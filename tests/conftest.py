@@ -69,6 +69,15 @@ def read_perft_suite():
 
 
 @pytest.fixture
+def solver():
+    """A fresh tsume solver with a 16 MB table."""
+    from usi_engine.mate.solver import MateSolver
+    s = MateSolver()
+    s.set_hash(16)
+    return s
+
+
+@pytest.fixture
 def startpos():
     from usi_engine import Position
     return Position()

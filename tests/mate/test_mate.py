@@ -6,17 +6,9 @@ import pytest
 
 from usi_engine.core.position import Position, move_to_usi
 from usi_engine.mate.solver import MateSolver
+from compositions import FUTAKAMI_11, KOTEN_3
 
 MATE_IN_1 = "4k4/9/4P4/9/9/9/9/9/9 b G 1"
-KOTEN_3 = "3sks3/9/4S4/9/9/B8/9/9/9 b S2rb4g4n4l18p 1"
-FUTAKAMI_11 = "7nl/6s2/5N2k/6G2/9/9/9/9/9 b 2RG2b2g3s2n3l18p 1"
-
-
-@pytest.fixture
-def solver():
-    s = MateSolver()
-    s.set_hash(16)
-    return s
 
 
 def replay_is_mate(sfen, pv):

@@ -9,9 +9,8 @@ import pytest
 from usi_engine.core.position import Position
 from usi_engine.mate.check import FLAWS, check_composition, published_length
 from usi_engine.mate.solver import MateSolver
+from compositions import FUTAKAMI_11, KOTEN_3
 
-KOTEN_3 = "3sks3/9/4S4/9/9/B8/9/9/9 b S2rb4g4n4l18p 1"
-FUTAKAMI_11 = "7nl/6s2/5N2k/6G2/9/9/9/9/9 b 2RG2b2g3s2n3l18p 1"
 # game positions (sfen/tsume/generated-mate3.txt), not compositions: flawed
 MANY_FIRST_MOVES = ("1l3B1k1/4+R+B1pn/pp1p1p2r/2p1p4/1N7/4P2SP/PP1P1PP2/3SN1GsL/L2GKG3 b "
                     "GSN4Pl 111")

@@ -4,20 +4,12 @@ RootIsAndNodeIfChecked), node limits and the post-search levels (its PostSearchL
 import pytest
 
 from usi_engine.core.position import Position, move_to_usi
-from usi_engine.mate.solver import MateSolver, defender_moves_first
+from usi_engine.mate.solver import defender_moves_first
+from compositions import FUTAKAMI_11, KOTEN_3
 
 # black's king on 3c is in check from the gold on 2c; the knight takes it with mate
 ATTACKER_IN_CHECK = "8k/6S2/6KgG/9/8N/9/9/9/9 b - 1"
-KOTEN_3 = "3sks3/9/4S4/9/9/B8/9/9/9 b S2rb4g4n4l18p 1"
-FUTAKAMI_11 = "7nl/6s2/5N2k/6G2/9/9/9/9/9 b 2RG2b2g3s2n3l18p 1"
 ZUKO_1 = "1pG1B4/Gs+P6/pP7/n1ls5/3k5/nL4+r1b/1+p1p+R4/1S7/2N6 b SP2gn2l11p 1"
-
-
-@pytest.fixture
-def solver():
-    s = MateSolver()
-    s.set_hash(16)
-    return s
 
 
 def usi(moves):
