@@ -64,5 +64,4 @@ def defender_moves_first(position: Position, root_is_and_node_if_checked: bool =
     """Whether the side to move defends in a go mate (KomoringHeights' rule)."""
 
 def _set_heuristics(dfpn_plus: bool = True, delay: bool = True, hand_sets: bool = True,
-                    weak_sums: bool = False, lookahead: int = 1,
-                    epsilon_shift: int = 1) -> None: ...
+                    lookahead: int = 1, epsilon_shift: int = 1) -> None: ...

@@ -293,9 +293,12 @@ cdef class MateSolver:
                                               clear_stop, published, upper_bound)
         if self.s.table == NULL:
             self.set_hash(64)
-        if self.memory.last_writer != self.writer:
-            table_forget(&self.s)       # another table wrote over this memory
+        if self.memory.last_writer != self.writer or self.s.published != published:
+            # another table wrote over this memory, or its lengths were counted the
+            # other way (published or strict)
+            table_forget(&self.s)
         self.memory.last_writer = self.writer
+        self.s.published = published
         try:
             return self._solve(position, time_ms, nodes, on_info, shortest, clear_stop,
                                published, upper_bound)

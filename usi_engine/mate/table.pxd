@@ -1,13 +1,15 @@
 # The tsume solver's data: its table entries, the children of the nodes on the current
 # path, the solver's state, hands as proof and disproof pieces (inline), and the
 # functions of mate/table.pyx (the table, the path set and the repetition table).
-from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport int8_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 from usi_engine.core.types cimport *
 from usi_engine.core.bitboard cimport *
-from usi_engine.core.position cimport (Pos, hand_unit, hand_count, HAND_FIELD, HAND_SHIFT)
+from usi_engine.core.position cimport (Pos, state, hand_unit, hand_count, HAND_FIELD, HAND_SHIFT)
 from usi_engine.core.control cimport Control
 from usi_engine.core.tt cimport USI_PREFETCH
+
+ctypedef uint8_t bint8      # a flag in one byte (the children are packed)
 
 cdef enum:
     BUCKET = 8
@@ -47,8 +49,8 @@ cdef struct MateEntry:
 
 cdef struct Child:
     int move
-    uint64_t key
     uint32_t hand
+    uint64_t key             # board key after the move
     uint32_t pn
     uint32_t dn
     uint32_t init_pn         # df-pn+ estimate for a child never searched
@@ -57,7 +59,10 @@ cdef struct Child:
     int length
     int flags
     int prev                 # index of the move this one waits for (-1: none)
-    bint fresh               # not in the table when the parent was expanded
+    int8_t cost              # plies the move adds to its parent's length (published: 0-2)
+    int8_t free_sq           # a block's square: the child is a free-capture node (-1: not)
+    bint8 free               # the capture of a useless block, the piece given back
+    bint8 fresh              # not in the table when the parent was expanded
 
 
 cdef struct Solver:
@@ -195,6 +200,43 @@ cdef inline int child_bound(int bound) noexcept nogil:
     """An unbounded search stays unbounded all the way down, so that a position has
     the same bound whatever the depth it is reached at."""
     return bound if bound == UNBOUNDED else bound - 1
+
+
+cdef inline int bound_minus(int bound, int plies) noexcept nogil:
+    """A bound less the plies a move costs (unbounded stays unbounded)."""
+    return bound if bound == UNBOUNDED else bound - plies
+
+
+# ---- published lengths: useless interpositions ---------------------------------------
+# Published tsume lengths do not count a useless interposition (無駄合): a block that the
+# attacker captures and then mates without the piece.  With `published`, the defender's
+# block of a distant check leads to a free-capture node: an attacker node whose checks
+# cost two plies (the block and the check), except a capture of the block that mates with
+# the piece given back to the defender, which costs none.  Its table entries have a key of
+# their own (the board key xor a constant of the block's square).
+cdef enum:
+    FREE_MOVE_BIT = 1 << 30  # marks a free capture in the path keys (moves are below it)
+
+
+cdef inline uint64_t free_capture_key(uint64_t key, int sq) noexcept nogil:
+    return key ^ ((<uint64_t>(sq + 1)) * 0xA24BAED4963EE407ULL)
+
+
+cdef inline uint64_t child_table_key(const Child* c) noexcept nogil:
+    """The key of the child's table entries."""
+    return free_capture_key(c.key, c.free_sq) if c.free_sq >= 0 else c.key
+
+
+cdef inline bint is_interposition(const Pos* p, int m) noexcept nogil:
+    """Whether the defender's move m blocks a single distant check (a drop or a move
+    of a piece other than the king onto a square between the checker and the king)."""
+    cdef int k = p.king_sq[p.side]
+    cdef bb_t checkers = state(p).checkers
+    if k < 0 or not checkers or bb_more_than_one(checkers):
+        return False
+    if not move_is_drop(m) and move_from(m) == k:
+        return False
+    return bb_test(usi_tables.between[k][bb_lsb(checkers)], move_to(m)) != 0
 
 
 cdef inline uint64_t path_id(uint64_t key, uint32_t hand) noexcept nogil:
