@@ -227,6 +227,8 @@ cdef int make_children(Solver* s, int* moves, int n, Child* kids, bint or_node,
         if not or_node and published and is_interposition(p, m):
             c.cost = 0
             c.free_sq = move_to(m)
+        # the lookups come after every child is made: start loading each bucket now
+        tt_prefetch(s, child_table_key(c))
     if or_node and free_sq >= 0 and bound != UNBOUNDED:
         for i in range(n):
             m = moves[i]
@@ -387,8 +389,6 @@ cdef bint mid(Solver* s, uint32_t th_pn, uint32_t th_dn, bint or_node, int free_
     kids = &s.arena[s.arena_top]
     count = make_children(s, moves, n, kids, or_node, free_sq, bound)
     s.arena_top += count
-    for i in range(count):
-        tt_prefetch(s, child_table_key(&kids[i]))
     for i in range(count):
         initial_estimate(p, kids[i].move, or_node, &kids[i])
         kids[i].fresh = not _look_child(s, &kids[i], path_key, bound)
