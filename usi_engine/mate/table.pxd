@@ -196,14 +196,10 @@ cdef inline uint32_t child_hand(const Pos* p, int m, uint32_t hand, bint attacke
     return hand
 
 
-cdef inline int child_bound(int bound) noexcept nogil:
-    """An unbounded search stays unbounded all the way down, so that a position has
-    the same bound whatever the depth it is reached at."""
-    return bound if bound == UNBOUNDED else bound - 1
-
-
 cdef inline int bound_minus(int bound, int plies) noexcept nogil:
-    """A bound less the plies a move costs (unbounded stays unbounded)."""
+    """A bound less the plies a move costs.  An unbounded search stays unbounded all
+    the way down, so that a position has the same bound whatever the depth it is
+    reached at."""
     return bound if bound == UNBOUNDED else bound - plies
 
 
