@@ -218,6 +218,20 @@ def test_usi_is_answered_within_100_ms_of_process_start():
     assert sorted(times)[-2] < 200
 
 
+def test_the_usi_loops_start_imports_no_command_module_argparse_or_dataclasses():
+    # What `usi-engine` (no arguments) imports before it reads `usi`: the commands'
+    # modules (analysis, training: some 30 ms), argparse and dataclasses (which imports
+    # inspect: some 15 ms) would each spend a good part of the 100 ms a GUI allows.
+    code = ("import sys; import usi_engine.cli, usi_engine.usi.loop; "
+            "print(' '.join(sorted(sys.modules)))")
+    loaded = set(subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=engine_env(),
+                                capture_output=True, text=True, check=True).stdout.split())
+    slow = {"argparse", "dataclasses", "inspect"} | {
+        name for name in loaded if name.startswith("usi_engine.cli.") and name != "usi_engine.cli.usi"}
+    assert "usi_engine.usi.loop" in loaded
+    assert loaded & slow == set()
+
+
 def _mapped_core_modules(pid: int) -> set[str]:
     """Which compiled usi_engine modules the process has loaded (from /proc/PID/maps)."""
     maps = open(f"/proc/{pid}/maps").read()

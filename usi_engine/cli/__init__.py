@@ -26,10 +26,10 @@ closed output pipe (``usi-engine bench | head -1``) stops the command quietly wi
 """
 from __future__ import annotations
 
-import argparse
 import errno
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from usi_engine import __version__
 
@@ -40,25 +40,31 @@ if not any(arg in ("learn", "learn-net") for arg in sys.argv[1:2]):
     for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(_variable, "1")
 
-from usi_engine.cli.analyze import add_analyze_parser  # noqa: E402
-from usi_engine.cli.bench import add_bench_parser  # noqa: E402
-from usi_engine.cli.book import add_book_parser  # noqa: E402
-from usi_engine.cli.common import (EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, CommandParser,  # noqa: E402
-                                   progress_note)
-from usi_engine.cli.convert import add_convert_parser  # noqa: E402
-from usi_engine.cli.csa import add_csa_parser  # noqa: E402
-from usi_engine.cli.gensfen import add_gensfen_parser  # noqa: E402
-from usi_engine.cli.learn import add_learn_parser  # noqa: E402
-from usi_engine.cli.learn_net import add_learn_net_parser  # noqa: E402
-from usi_engine.cli.mate import add_mate_parser  # noqa: E402
-from usi_engine.cli.perft import add_perft_parser  # noqa: E402
-from usi_engine.cli.relabel import add_relabel_parser  # noqa: E402
+# The commands' modules (and argparse) are imported only when there is a command line
+# to parse: a GUI starting the USI loop (no arguments) waits for none of them (the
+# analysis and training commands alone took some 30 ms of the 100 ms budget for
+# `usi` -> `usiok`).
 from usi_engine.cli.usi import cmd_usi  # noqa: E402
+
+if TYPE_CHECKING:
+    import argparse
 
 __all__ = ["main", "build_parser"]
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from usi_engine.cli.common import CommandParser
+    from usi_engine.cli.analyze import add_analyze_parser
+    from usi_engine.cli.bench import add_bench_parser
+    from usi_engine.cli.book import add_book_parser
+    from usi_engine.cli.convert import add_convert_parser
+    from usi_engine.cli.csa import add_csa_parser
+    from usi_engine.cli.gensfen import add_gensfen_parser
+    from usi_engine.cli.learn import add_learn_parser
+    from usi_engine.cli.learn_net import add_learn_net_parser
+    from usi_engine.cli.mate import add_mate_parser
+    from usi_engine.cli.perft import add_perft_parser
+    from usi_engine.cli.relabel import add_relabel_parser
     parser = CommandParser(
         prog="usi-engine",
         description="A shogi engine speaking USI. Without a command it runs the USI loop "
@@ -109,7 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     _break_is_interrupt()
     if not argv:
-        return cmd_usi(argparse.Namespace())
+        return cmd_usi()
+    from usi_engine.cli.common import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, progress_note
     _replace_unencodable()
     args = build_parser().parse_args(argv)
     if args.command is None:

@@ -15,17 +15,16 @@ Example::
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from usi_engine.notation.score import MATE_VALUE
+from usi_engine.usi.record import Record
 
 __all__ = ["Info", "parse_info", "format_info", "format_mate_info", "same_line",
            "below_resign_value"]
 
 
-@dataclass
-class Info:
+class Info(Record):
     """One ``info`` line of a USI engine, parsed (:func:`parse_info`).
 
     Absent fields are None (``pv`` empty).  Scores are from the side to move, as USI
@@ -40,22 +39,34 @@ class Info:
         >>> (info.depth, info.score_mate, info.mate_sign, info.is_mate, info.pv)
         (9, None, -1, True, ['5a4b'])
     """
-    depth: int | None = None
-    seldepth: int | None = None
-    time_ms: int | None = None
-    nodes: int | None = None
-    nps: int | None = None
-    hashfull: int | None = None
-    score_cp: int | None = None
-    score_mate: int | None = None
-    mate_sign: int = 0
-    lowerbound: bool = False
-    upperbound: bool = False
-    multipv: int | None = None
-    currmove: str | None = None
-    currmovenumber: int | None = None
-    pv: list[str] = field(default_factory=list)
-    string: str | None = None
+
+    __slots__ = ("depth", "seldepth", "time_ms", "nodes", "nps", "hashfull", "score_cp",
+                 "score_mate", "mate_sign", "lowerbound", "upperbound", "multipv",
+                 "currmove", "currmovenumber", "pv", "string")
+
+    def __init__(self, *, depth: int | None = None, seldepth: int | None = None,
+                 time_ms: int | None = None, nodes: int | None = None, nps: int | None = None,
+                 hashfull: int | None = None, score_cp: int | None = None,
+                 score_mate: int | None = None, mate_sign: int = 0, lowerbound: bool = False,
+                 upperbound: bool = False, multipv: int | None = None,
+                 currmove: str | None = None, currmovenumber: int | None = None,
+                 pv: list[str] | None = None, string: str | None = None) -> None:
+        self.depth = depth
+        self.seldepth = seldepth
+        self.time_ms = time_ms
+        self.nodes = nodes
+        self.nps = nps
+        self.hashfull = hashfull
+        self.score_cp = score_cp
+        self.score_mate = score_mate
+        self.mate_sign = mate_sign
+        self.lowerbound = lowerbound
+        self.upperbound = upperbound
+        self.multipv = multipv
+        self.currmove = currmove
+        self.currmovenumber = currmovenumber
+        self.pv: list[str] = [] if pv is None else pv
+        self.string = string
 
     @property
     def is_mate(self) -> bool:

@@ -35,14 +35,12 @@ Example (in-process, with a scripted stdin)::
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from usi_engine import __version__
@@ -131,7 +129,6 @@ JOIN_TIMEOUT_S = 2.0
 # --- one go ---------------------------------------------------------------------------
 
 
-@dataclass(eq=False)
 class SearchJob:
     """The state of one ``go``, shared by the main thread and its worker.
 
@@ -142,24 +139,29 @@ class SearchJob:
     when the worker has finished (its ``bestmove`` printed or suppressed).
     """
 
-    position: Any                 # a private copy of the Position (the GUI may send a new one)
-    params: Any                   # go.GoParams
-    clock: MoveClock              # the plan (timeman.TimePlan) and when its clock started
-    options: dict[str, Any]       # options snapshot at go time
-    started_at: float             # time.perf_counter() when the go line arrived
-    searchmoves: list[int] = field(default_factory=list)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    release: threading.Event = field(default_factory=threading.Event)
-    done: threading.Event = field(default_factory=threading.Event)
-    stopped: bool = False         # stop/quit/gameover asked the search to end
-    cancelled: bool = False       # gameover/quit: print no bestmove
-    searching: bool = False       # Searcher.search has been entered
-    answered: bool = False        # its bestmove/checkmate is being written: done at once
-    thread: threading.Thread | None = None
-    stopper: Callable[[], None] | None = None  # stops whichever engine the job runs
-    full_position: Any = None     # the position the GUI sent (differs under Stochastic_Ponder)
-    stochastic: bool = False      # Stochastic_Ponder: thinking on the position before it
-    measured_loss: int | None = None  # timeman.ClockLoss's figure at go time
+    def __init__(self, position: Any, params: Any, clock: MoveClock, options: dict[str, Any],
+                 started_at: float, searchmoves: list[int] | None = None,
+                 full_position: Any = None, stochastic: bool = False,
+                 measured_loss: int | None = None) -> None:
+        self.position = position      # a private copy of the Position (the GUI may send a new one)
+        self.params = params          # go.GoParams
+        self.clock = clock            # the plan (timeman.TimePlan) and when its clock started
+        self.options = options        # options snapshot at go time
+        self.started_at = started_at  # time.perf_counter() when the go line arrived
+        self.searchmoves: list[int] = [] if searchmoves is None else searchmoves
+        self.lock = threading.Lock()
+        self.release = threading.Event()
+        self.done = threading.Event()
+        self.stopped = False          # stop/quit/gameover asked the search to end
+        self.cancelled = False        # gameover/quit: print no bestmove
+        self.searching = False        # Searcher.search has been entered
+        self.answered = False         # its bestmove/checkmate is being written: done at once
+        self.thread: threading.Thread | None = None
+        self.stopper: Callable[[], None] | None = None  # stops whichever engine the job runs
+        # the position the GUI sent (differs under Stochastic_Ponder)
+        self.full_position = full_position
+        self.stochastic = stochastic  # Stochastic_Ponder: thinking on the position before it
+        self.measured_loss = measured_loss  # timeman.ClockLoss's figure at go time
 
     @property
     def plan(self) -> Any:
@@ -178,6 +180,13 @@ class SearchJob:
         """Tell the running search or solver to stop (call with `searching` true)."""
         if self.stopper is not None:
             self.stopper()
+
+
+def _replaced(record: Any, **changes: Any) -> Any:
+    """``dataclasses.replace`` for go.GoParams and timeman.TimePlan; imported here, where
+    those modules have imported it already, not at start-up (see usi/record.py)."""
+    import dataclasses
+    return dataclasses.replace(record, **changes)
 
 
 def _line_score(info: dict[str, Any]) -> int:
@@ -628,19 +637,19 @@ class UsiEngine:
                       for name in ("btime", "wtime", "binc", "winc", "byoyomi", "movestogo")
                       if getattr(given, name) is not None}
             if clocks:
-                params = dataclasses.replace(params, **clocks)
+                params = _replaced(params, **clocks)
         if job.stochastic:
             with job.lock:
                 if job.stopped:
                     return
             self._finish_job(cancel=True)
-            self._launch(dataclasses.replace(params, ponder=False), job.full_position,
+            self._launch(_replaced(params, ponder=False), job.full_position,
                          job.options, job.measured_loss, received_at)
             return
         plan = None
         if params is not job.params:
             position = job.full_position
-            plan = dataclasses.replace(
+            plan = _replaced(
                 timeman.plan(params, side_to_move_is_black=position.turn == 0,
                              ply=position.ply, options=job.options,
                              measured_loss=job.measured_loss), ponder=True)

@@ -33,8 +33,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
-from typing import Union
+from typing import Any, Union
+
+from usi_engine.usi.record import Record
 
 __all__ = [
     "OPTION_TYPES",
@@ -67,8 +68,7 @@ OptionValue = Union[bool, int, str, None]
 _INT_RE = re.compile(r"[+-]?[0-9]+")
 
 
-@dataclass(frozen=True)
-class OptionSpec:
+class OptionSpec(Record):
     """One declared option.
 
     Build specs with the helpers :func:`spin`, :func:`check`, :func:`combo`,
@@ -81,17 +81,32 @@ class OptionSpec:
         'option name MultiPV type spin default 1 min 1 max 500'
     """
 
+    __slots__ = ("name", "type", "default", "min", "max", "vars", "doc")
     name: str
     type: str
-    default: OptionValue = None
-    min: int | None = None
-    max: int | None = None
-    vars: tuple[str, ...] = ()
-    doc: str = ""
+    default: OptionValue
+    min: int | None
+    max: int | None
+    vars: tuple[str, ...]
+    doc: str
 
-    def __post_init__(self) -> None:
+    def __init__(self, name: str, type: str, default: OptionValue = None,
+                 min: int | None = None, max: int | None = None, vars: tuple[str, ...] = (),
+                 doc: str = "") -> None:
+        for field, value in (("name", name), ("type", type), ("default", default),
+                             ("min", min), ("max", max), ("vars", vars), ("doc", doc)):
+            object.__setattr__(self, field, value)
         # Validate at declaration time so a bad table fails at import, in tests,
         # rather than as a confusing `usi` reply in a GUI.
+        self._check()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"OptionSpec is frozen: cannot set {name}")
+
+    def __hash__(self) -> int:
+        return hash(self.field_values())
+
+    def _check(self) -> None:
         if not self.name or any(c.isspace() for c in self.name):
             raise ValueError(f"option name: {self.name!r} must be non-empty and contain no spaces")
         if self.type not in OPTION_TYPES:
